@@ -1,0 +1,77 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "mock-appleid",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MockAppleID", targets: ["MockAppleID"]),
+        .library(name: "MockAppleIDServer", targets: ["MockAppleIDServer"]),
+        .library(name: "MockAppleIDTesting", targets: ["MockAppleIDTesting"]),
+        .executable(name: "mock-appleid", targets: ["mock-appleid"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Already in Hummingbird's graph; named so that HTTP field names and graceful shutdown can be used.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Apple's protocol, keys, JWS, grants, personas/teams/apps and the scenario model. No HTTP.
+        .target(
+            name: "MockAppleID",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // Hummingbird 2: Apple's endpoints, the consent page, the admin API, the embeddable service.
+        .target(
+            name: "MockAppleIDServer",
+            dependencies: [
+                "MockAppleID",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Helpers for Swift test suites that start the server in-process.
+        .target(
+            name: "MockAppleIDTesting",
+            dependencies: [
+                "MockAppleID",
+                "MockAppleIDServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "mock-appleid",
+            dependencies: [
+                "MockAppleID",
+                "MockAppleIDServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAppleIDTests",
+            dependencies: ["MockAppleID"]
+        ),
+        .testTarget(
+            name: "MockAppleIDServerTests",
+            dependencies: [
+                "MockAppleID",
+                "MockAppleIDServer",
+                "MockAppleIDTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

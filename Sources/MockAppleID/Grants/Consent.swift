@@ -1,0 +1,18 @@
+import Foundation
+
+/// A persona's consent to an app group, given once at first sign-in and kept until revoked.
+/// What it granted (name, email and the share/hide choice) shapes every later token.
+public struct Consent: Sendable, Equatable {
+    public let personaID: String
+    public let groupID: String
+    /// Scopes granted at first consent; `email` only if the persona had an address to give.
+    public let scopes: Set<Scope>
+    public let emailChoice: EmailChoice
+    public let grantedAt: Date
+}
+
+/// Identifies a consent: one per persona per app group.
+struct ConsentKey: Hashable {
+    let personaID: String
+    let groupID: String
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// An authorization code: single use, bound to client, redirect URI and PKCE challenge.
+struct IssuedCode: Sendable {
+    let code: String
+    let clientID: String
+    let consent: ConsentKey
+    /// nil for codes that carried no redirect URI (native); then the exchange must send none.
+    let redirectURI: String?
+    let nonce: String?
+    let challenge: PKCEChallenge?
+    let issuedAt: Date
+    let authTime: Date
+    var redeemed: Bool = false
+}
+
+/// A refresh token: valid until revoked, together with the consent it came from.
+struct RefreshGrant: Sendable {
+    let token: String
+    let clientID: String
+    let consent: ConsentKey
+    let authTime: Date
+}
+
+/// An access token: good for `/auth/revoke` (and user migration) for an hour.
+struct AccessGrant: Sendable {
+    let token: String
+    let clientID: String
+    let consent: ConsentKey
+    let expiresAt: Date
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Compact JWS: assembling ours byte for byte as Apple does, and taking apart what clients send.
+public enum JWS {
+    /// Signs `payload` with `key`; the header is exactly `{"kid":…,"alg":…}` (no `typ`), as Apple's.
+    public static func sign(payload: JSONValue, with key: SigningKey) throws -> String {
+        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue))])
+        let signingInput = Base64URL.encode(header.data) + "." + Base64URL.encode(payload.data)
+        let signature = try key.sign(Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+}
+
+/// A compact JWS split into its parts; nothing is verified yet.
+public struct CompactJWS: Sendable {
+    /// The decoded protected header.
+    public let header: JSONValue
+    /// The decoded payload (claims).
+    public let payload: JSONValue
+    /// `base64url(header) "." base64url(payload)`, the bytes the signature covers.
+    public let signingInput: Data
+    /// The decoded signature bytes.
+    public let signature: Data
+
+    /// Why text is not a compact JWS with JSON header and payload.
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case notThreeParts(Int)
+        case notBase64URL(part: String)
+        case notJSONObject(part: String)
+
+        public var description: String {
+            switch self {
+            case let .notThreeParts(count): return "not a compact JWS: \(count) dot-separated part(s) instead of 3"
+            case let .notBase64URL(part): return "the JWS \(part) is not base64url"
+            case let .notJSONObject(part): return "the JWS \(part) is not a JSON object"
+            }
+        }
+    }
+
+    /// Splits and decodes `compact`; throws ``ParseError`` for anything malformed.
+    public init(compact: String) throws(ParseError) {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .notThreeParts(parts.count) }
+        guard let headerBytes = Base64URL.decode(parts[0]) else { throw .notBase64URL(part: "header") }
+        guard let payloadBytes = Base64URL.decode(parts[1]) else { throw .notBase64URL(part: "payload") }
+        guard let signature = Base64URL.decode(parts[2]) else { throw .notBase64URL(part: "signature") }
+        guard let header = JSONValue.parse(headerBytes), case .object = header else {
+            throw .notJSONObject(part: "header")
+        }
+        guard let payload = JSONValue.parse(payloadBytes), case .object = payload else {
+            throw .notJSONObject(part: "payload")
+        }
+        self.header = header
+        self.payload = payload
+        self.signingInput = Data((parts[0] + "." + parts[1]).utf8)
+        self.signature = signature
+    }
+}

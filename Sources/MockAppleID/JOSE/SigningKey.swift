@@ -1,0 +1,87 @@
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// A private key that signs identity tokens, published in the JWKS under its `kid`.
+public struct SigningKey: Sendable {
+    /// The key id in the JWS header and the JWKS.
+    public let kid: String
+    /// RS256 or ES256.
+    public let algorithm: JWSAlgorithm
+    /// The public half as a JWK, computed once.
+    public let publicJWK: JSONValue
+
+    private enum Backing: Sendable {
+        case rsa(_RSA.Signing.PrivateKey)
+        case ec(P256.Signing.PrivateKey)
+    }
+
+    private let backing: Backing
+
+    /// Reads a PEM private key (PKCS#1 or PKCS#8 for RSA, PKCS#8 or SEC1 for P-256).
+    public init(kid: String, algorithm: JWSAlgorithm, pem: String) throws {
+        self.kid = kid
+        self.algorithm = algorithm
+        switch algorithm {
+        case .rs256:
+            let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+            guard key.keySizeInBits >= 2048 else { throw KeyError.rsaKeyTooSmall(key.keySizeInBits) }
+            backing = .rsa(key)
+            let primitives = try key.publicKey.getKeyPrimitives()
+            publicJWK = .object([
+                ("kty", .string("RSA")),
+                ("kid", .string(kid)),
+                ("use", .string("sig")),
+                ("alg", .string("RS256")),
+                ("n", .string(Base64URL.encode(primitives.modulus))),
+                ("e", .string(Base64URL.encode(primitives.publicExponent))),
+            ])
+        case .es256:
+            let key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+            backing = .ec(key)
+            let raw = key.publicKey.rawRepresentation
+            publicJWK = .object([
+                ("kty", .string("EC")),
+                ("kid", .string(kid)),
+                ("use", .string("sig")),
+                ("alg", .string("ES256")),
+                ("crv", .string("P-256")),
+                ("x", .string(Base64URL.encode(raw.prefix(32)))),
+                ("y", .string(Base64URL.encode(raw.suffix(32)))),
+            ])
+        }
+    }
+
+    /// Signs the JWS signing input; ES256 signatures are raw r‖s as JWS requires.
+    public func sign(_ input: Data) throws -> Data {
+        switch backing {
+        case let .rsa(key):
+            return try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
+        case let .ec(key):
+            return try key.signature(for: input).rawRepresentation
+        }
+    }
+
+    /// Checks a signature made by this key (used by tests and by the CLI's self-check).
+    public func isValidSignature(_ signature: Data, for input: Data) -> Bool {
+        switch backing {
+        case let .rsa(key):
+            return key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+        case let .ec(key):
+            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.publicKey.isValidSignature(ecdsa, for: input)
+        }
+    }
+
+    /// Why a key file could not be used.
+    public enum KeyError: Error, CustomStringConvertible {
+        case rsaKeyTooSmall(Int)
+
+        public var description: String {
+            switch self {
+            case let .rsaKeyTooSmall(bits): return "RSA key has \(bits) bits; at least 2048 are required"
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The knobs of Apple's behaviour that a scenario may turn. Every field has Apple's observed default.
+public struct ProviderSettings: Sendable, Equatable {
+    /// `iss` of identity tokens and the discovery document's `issuer`.
+    public var issuer: String = "https://appleid.apple.com"
+    /// The `aud` a client secret must carry.
+    public var clientSecretAudience: String = "https://appleid.apple.com"
+    /// Allow `http://localhost` and loopback-IP return URLs (Apple refuses them; handy for local development).
+    public var allowLoopbackReturnURLs: Bool = false
+    /// Authorization codes live 5 minutes.
+    public var codeLifetime: TimeInterval = 300
+    /// Access tokens live an hour (`expires_in`).
+    public var accessTokenLifetime: TimeInterval = 3600
+    /// How far in the future a client secret's `iat` may be before it is refused.
+    public var clientSecretIssuedAtTolerance: TimeInterval = 60
+    /// The longest a client secret may still have to live (`exp - now`), Apple's 15,777,000 s.
+    public var clientSecretMaxLifetime: TimeInterval = 15_777_000
+    /// How identity tokens are shaped.
+    public var claims = ClaimOptions()
+
+    public init() {}
+}
+
+/// How identity tokens are shaped: claim types and times as Apple has emitted them over the years.
+public struct ClaimOptions: Sendable, Equatable {
+    /// JSON booleans (since Feb 2024), `"true"`/`"false"` strings (before), or mixed in one token.
+    public enum BooleanStyle: String, Sendable, CaseIterable {
+        /// `email_verified: true`, `is_private_email: true`.
+        case boolean
+        /// `email_verified: "true"`, `is_private_email: "true"`.
+        case string
+        /// `email_verified: true`, `is_private_email: "true"`.
+        case mixed
+    }
+
+    public var booleans: BooleanStyle = .boolean
+    /// `exp - iat` of identity tokens: 86,400 s today, 600 s before Sep 2020.
+    public var idTokenLifetime: TimeInterval = 86_400
+    /// Added to every emitted `iat`, `exp` and `auth_time` (a positive value plays an IdP clock that runs ahead).
+    public var emittedTimeSkew: TimeInterval = 0
+    /// Whether a refresh-grant response carries an `id_token` (it has since Aug 2020).
+    public var refreshReturnsIDToken: Bool = true
+
+    public init() {}
+}

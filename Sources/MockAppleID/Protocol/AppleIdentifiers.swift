@@ -1,0 +1,36 @@
+import Crypto
+import Foundation
+
+/// Identifiers in the shapes Apple uses, so relying parties' parsers and column widths see real ones.
+public enum AppleIdentifiers {
+    /// The team-scoped user id: `dddddd.<32 hex>.dddd`, e.g. `000148.f06d822ce0b2483aaa97d273b0978325.1717`.
+    /// Derived from team and persona, so it is stable across restarts and differs between teams.
+    public static func subject(teamID: String, personaID: String) -> String {
+        let digest = Array(SHA256.hash(data: Data("sub|\(teamID)|\(personaID)".utf8)))
+        let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let head = 100 + Int(digest[16]) % 900
+        let tail = 1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000
+        return "000\(head).\(hex).\(tail)"
+    }
+
+    /// The persona's private relay address for a team: 10 lowercase letters and digits at
+    /// `privaterelay.appleid.com`, one per user per team.
+    public static func relayEmail(teamID: String, personaID: String) -> String {
+        let digest = Array(SHA256.hash(data: Data("relay|\(teamID)|\(personaID)".utf8)))
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let local = String(digest.prefix(10).map { alphabet[Int($0) % alphabet.count] })
+        return "\(local)@privaterelay.appleid.com"
+    }
+
+    /// An opaque code or token: `prefix` + 32 hex + `.0.` + 4 lowercase letters + `.` + 22 base64url,
+    /// like `c3944a20072b7446b97633646556204f8.0.rruy.Gjgud84EqqpCvP31MrudDw`.
+    /// Prefixes: `c` codes, `a` access tokens, `r` refresh tokens.
+    public static func opaqueToken(prefix: Character) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let hex = random.map { String(format: "%02x", $0) }.joined()
+        let letters = String((0..<4).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122, using: &generator))) })
+        let tail = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return "\(prefix)\(hex).0.\(letters).\(tail)"
+    }
+}

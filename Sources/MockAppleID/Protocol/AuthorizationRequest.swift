@@ -1,0 +1,84 @@
+/// A `/auth/authorize` request that passed every parameter rule of apple-api.md §1.1.
+public struct AuthorizationRequest: Sendable, Equatable {
+    public let client: Client
+    public let redirectURI: String
+    /// Whether an identity token comes back with the code (`code id_token`).
+    public let includesIDToken: Bool
+    public let responseMode: ResponseMode
+    /// The `name`/`email` scopes asked for, in Apple's order (`openid` is accepted and has no effect).
+    public let scopes: [Scope]
+    public let state: String?
+    public let nonce: String?
+    public let codeChallenge: PKCEChallenge?
+    /// The request's own parameters, carried through the consent form unchanged.
+    public let parameters: FormParameters
+
+    public init(
+        client: Client, redirectURI: String, includesIDToken: Bool, responseMode: ResponseMode, scopes: [Scope],
+        state: String?, nonce: String?, codeChallenge: PKCEChallenge?, parameters: FormParameters
+    ) {
+        self.client = client
+        self.redirectURI = redirectURI
+        self.includesIDToken = includesIDToken
+        self.responseMode = responseMode
+        self.scopes = scopes
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.parameters = parameters
+    }
+}
+
+/// How the result reaches the redirect URI.
+public enum ResponseMode: String, Sendable, CaseIterable {
+    case query, fragment
+    case formPost = "form_post"
+}
+
+/// The user-data scopes Sign in with Apple knows.
+public enum Scope: String, Sendable, CaseIterable, Comparable {
+    case name, email
+
+    public static func < (lhs: Scope, rhs: Scope) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// A PKCE `code_challenge` with its method (RFC 7636).
+public struct PKCEChallenge: Sendable, Equatable {
+    public enum Method: String, Sendable, CaseIterable {
+        case s256 = "S256"
+        case plain
+    }
+
+    public let challenge: String
+    public let method: Method
+
+    public init(challenge: String, method: Method) {
+        self.challenge = challenge
+        self.method = method
+    }
+
+    /// Whether `verifier` answers this challenge.
+    public func isAnswered(by verifier: String) -> Bool {
+        switch method {
+        case .plain: return verifier == challenge
+        case .s256: return PKCEChallenge.s256(of: verifier) == challenge
+        }
+    }
+}
+
+/// A refused authorization request: shown on the server's own page (HTTP 400), never redirected.
+public struct AuthorizeError: Error, Sendable, Equatable {
+    public let code: AppleErrorCode
+    /// The short text Apple's page shows, e.g. "Invalid web redirect url."
+    public let message: String
+    /// The real reason, for the log and journal.
+    public let reason: String
+
+    public init(_ code: AppleErrorCode, _ message: String, reason: String) {
+        self.code = code
+        self.message = message
+        self.reason = reason
+    }
+}

@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+
+/// Apple's `client_secret` checks (apple-api.md §2.2), in the order Apple's failures are diagnosed:
+/// JWT shape, `alg`, `kid`, raw r‖s signature, `iss`, `sub`, `aud`, `iat`, `exp`.
+public struct ClientSecretVerifier: Sendable {
+    public let settings: ProviderSettings
+
+    public init(settings: ProviderSettings) { self.settings = settings }
+
+    /// Checks `secret` for `client` of `team` at `now`; the failure names the first check that failed.
+    public func verify(_ secret: String, client: Client, team: Team, now: Date) -> Result<Void, ClientSecretFailure> {
+        let jws: CompactJWS
+        do { jws = try CompactJWS(compact: secret) } catch { return .failure(.notAJWT(error.description)) }
+        let alg = jws.header["alg"]?.stringValue
+        guard alg == JWSAlgorithm.es256.rawValue else { return .failure(.algorithmNotES256(alg)) }
+        guard let kid = jws.header["kid"]?.stringValue else { return .failure(.missingKeyID) }
+        guard let key = team.developerKeys[kid] else { return .failure(.unknownKeyID(kid, team: team.id)) }
+        guard !key.revoked else { return .failure(.revokedKey(kid)) }
+        guard jws.signature.count == 64 else {
+            if (try? P256.Signing.ECDSASignature(derRepresentation: jws.signature)) != nil {
+                return .failure(.derSignature)
+            }
+            return .failure(.signatureLength(jws.signature.count))
+        }
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+              key.publicKey.isValidSignature(signature, for: jws.signingInput)
+        else { return .failure(.badSignature(kid)) }
+        let claims = jws.payload
+        let iss = claims["iss"]?.stringValue
+        guard iss == team.id else { return .failure(.wrongIssuer(iss, expected: team.id)) }
+        let sub = claims["sub"]?.stringValue
+        guard sub == client.id else { return .failure(.wrongSubject(sub, expected: client.id)) }
+        guard audience(claims["aud"]) == settings.clientSecretAudience else {
+            return .failure(.wrongAudience(claims["aud"]?.serialized, expected: settings.clientSecretAudience))
+        }
+        let nowSeconds = now.timeIntervalSince1970
+        guard let iat = claims["iat"]?.int64Value else { return .failure(.missingIssuedAt) }
+        let ahead = TimeInterval(iat) - nowSeconds
+        guard ahead <= settings.clientSecretIssuedAtTolerance else { return .failure(.issuedInFuture(seconds: Int(ahead))) }
+        guard let exp = claims["exp"]?.int64Value else { return .failure(.missingExpiry) }
+        let remaining = TimeInterval(exp) - nowSeconds
+        guard remaining > 0 else { return .failure(.expired(secondsAgo: Int(-remaining))) }
+        guard remaining <= settings.clientSecretMaxLifetime else {
+            return .failure(.lifetimeTooLong(seconds: Int(remaining), limit: Int(settings.clientSecretMaxLifetime)))
+        }
+        return .success(())
+    }
+
+    /// `aud` as a single string (a one-element array counts, as some libraries send that).
+    private func audience(_ value: JSONValue?) -> String? {
+        switch value {
+        case let .string(text): return text
+        case let .array(values) where values.count == 1: return values[0].stringValue
+        default: return nil
+        }
+    }
+}
+
+/// Why a client secret was refused. Every case answers `invalid_client`; the text goes to the journal.
+public enum ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    case notAJWT(String)
+    case algorithmNotES256(String?)
+    case missingKeyID
+    case unknownKeyID(String, team: String)
+    case revokedKey(String)
+    case derSignature
+    case signatureLength(Int)
+    case badSignature(String)
+    case wrongIssuer(String?, expected: String)
+    case wrongSubject(String?, expected: String)
+    case wrongAudience(String?, expected: String)
+    case missingIssuedAt
+    case issuedInFuture(seconds: Int)
+    case missingExpiry
+    case expired(secondsAgo: Int)
+    case lifetimeTooLong(seconds: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .notAJWT(detail):
+            return "client_secret is not a JWT (\(detail)); it must be an ES256 JWT signed with the team's .p8 key, not the key itself"
+        case let .algorithmNotES256(alg):
+            return "client_secret header alg is \(alg.map { "\"\($0)\"" } ?? "missing"); Apple accepts only ES256"
+        case .missingKeyID:
+            return "client_secret header has no kid; it must name the Sign in with Apple key id"
+        case let .unknownKeyID(kid, team):
+            return "client_secret kid \"\(kid)\" is not a key of team \(team)"
+        case let .revokedKey(kid):
+            return "client_secret is signed with key \(kid), which has been revoked"
+        case .derSignature:
+            return "client_secret signature is ASN.1 DER; JWS ES256 needs the raw 64-byte r‖s form"
+        case let .signatureLength(count):
+            return "client_secret signature is \(count) bytes; ES256 needs 64 (raw r‖s)"
+        case let .badSignature(kid):
+            return "client_secret signature does not verify against key \(kid)"
+        case let .wrongIssuer(iss, expected):
+            return "client_secret iss is \(iss.map { "\"\($0)\"" } ?? "missing"); it must be the team id \(expected)"
+        case let .wrongSubject(sub, expected):
+            return "client_secret sub is \(sub.map { "\"\($0)\"" } ?? "missing"); it must equal client_id \(expected)"
+        case let .wrongAudience(aud, expected):
+            return "client_secret aud is \(aud ?? "missing"); it must be \"\(expected)\""
+        case .missingIssuedAt:
+            return "client_secret has no numeric iat"
+        case let .issuedInFuture(seconds):
+            return "client_secret iat is \(seconds) s in the future (the signer's clock is ahead)"
+        case .missingExpiry:
+            return "client_secret has no numeric exp"
+        case let .expired(secondsAgo):
+            return "client_secret expired \(secondsAgo) s ago"
+        case let .lifetimeTooLong(seconds, limit):
+            return "client_secret exp is \(seconds) s ahead; Apple allows at most \(limit) s (about 6 months)"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Name/value pairs of a query string or an `application/x-www-form-urlencoded` body, in order,
+/// with repeats kept so that duplicated parameters can be refused as Apple does.
+public struct FormParameters: Sendable, Equatable {
+    public let pairs: [Pair]
+
+    /// One `name=value` pair.
+    public struct Pair: Sendable, Equatable {
+        public let name: String
+        public let value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Why a parameter could not be read.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case duplicated(String)
+        case malformedEncoding
+
+        public var description: String {
+            switch self {
+            case let .duplicated(name): return "parameter \(name) is given more than once"
+            case .malformedEncoding: return "the form is not valid percent-encoding"
+            }
+        }
+    }
+
+    public init(_ pairs: [Pair]) { self.pairs = pairs }
+
+    /// Decodes `a=1&b=two+words`; `+` is a space; bad percent-escapes throw.
+    public init(urlEncoded text: some StringProtocol) throws(Problem) {
+        var pairs: [Pair] = []
+        for field in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), let value = (parts.count > 1 ? Self.decode(parts[1]) : "") else {
+                throw .malformedEncoding
+            }
+            pairs.append(Pair(name, value))
+        }
+        self.pairs = pairs
+    }
+
+    /// The value of `name` if given exactly once, nil if absent; throws if repeated.
+    public func single(_ name: String) throws(Problem) -> String? {
+        var found: String?
+        for pair in pairs where pair.name == name {
+            guard found == nil else { throw .duplicated(name) }
+            found = pair.value
+        }
+        return found
+    }
+
+    /// The first parameter among `names` that is given more than once.
+    public func firstDuplicate(among names: [String]) -> String? {
+        names.first { name in pairs.lazy.filter { $0.name == name }.count > 1 }
+    }
+
+    /// Like ``single(_:)`` but treats an empty value as absent.
+    public func nonEmpty(_ name: String) throws(Problem) -> String? {
+        guard let value = try single(name), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Percent-encodes pairs as `application/x-www-form-urlencoded`.
+    public var urlEncoded: String {
+        pairs.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
+    }
+
+    private static func decode(_ text: some StringProtocol) -> String? {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    public static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+}

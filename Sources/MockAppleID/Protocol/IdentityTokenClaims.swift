@@ -1,0 +1,73 @@
+import Foundation
+
+/// Builds identity-token claims in Apple's order (apple-api.md §5.2):
+/// `iss, aud, exp, iat, sub, [nonce], [c_hash|at_hash], [email, email_verified, is_private_email],
+/// [auth_time], [nonce_supported], [real_user_status], [org_id]`.
+public struct IdentityTokenClaims: Sendable {
+    /// Which grant issues the token; it decides the hash claim and the nonce/auth_time rules (§5.3).
+    public enum Grant: Sendable, Equatable {
+        /// Issued with a code at `/auth/authorize`: `c_hash`, `nonce`, `auth_time`, `nonce_supported`.
+        case authorization(code: String, nonce: String?, authTime: Date)
+        /// Issued by the code exchange: `at_hash`, `nonce`, `auth_time`, `nonce_supported`.
+        case codeExchange(accessToken: String, nonce: String?, authTime: Date)
+        /// Issued by a refresh: `at_hash` only.
+        case refresh(accessToken: String)
+    }
+
+    public let issuer: String
+    public let options: ClaimOptions
+
+    public init(issuer: String, options: ClaimOptions) {
+        self.issuer = issuer
+        self.options = options
+    }
+
+    /// The claims for `identity` issued at `now` by `grant`.
+    public func claims(for identity: SignedInIdentity, grant: Grant, now: Date) -> JSONValue {
+        let issuedAt = seconds(now)
+        var claims: [(String, JSONValue)] = [
+            ("iss", .string(issuer)),
+            ("aud", .string(identity.clientID)),
+            ("exp", .int(issuedAt + Int64(options.idTokenLifetime))),
+            ("iat", .int(issuedAt)),
+            ("sub", .string(identity.subject)),
+        ]
+        switch grant {
+        case let .authorization(code, nonce, _):
+            if let nonce { claims.append(("nonce", .string(nonce))) }
+            claims.append(("c_hash", .string(TokenHash.of(code))))
+        case let .codeExchange(accessToken, nonce, _):
+            if let nonce { claims.append(("nonce", .string(nonce))) }
+            claims.append(("at_hash", .string(TokenHash.of(accessToken))))
+        case let .refresh(accessToken):
+            claims.append(("at_hash", .string(TokenHash.of(accessToken))))
+        }
+        if let email = identity.email {
+            claims.append(("email", .string(email.address)))
+            claims.append(("email_verified", boolean(email.verified, isPrivateEmailClaim: false)))
+            if email.isPrivate { claims.append(("is_private_email", boolean(true, isPrivateEmailClaim: true))) }
+        }
+        switch grant {
+        case let .authorization(_, _, authTime), let .codeExchange(_, _, authTime):
+            claims.append(("auth_time", .int(seconds(authTime))))
+            claims.append(("nonce_supported", .bool(true)))
+        case .refresh:
+            break
+        }
+        if let status = identity.realUserStatus { claims.append(("real_user_status", .int(Int64(status.rawValue)))) }
+        if let orgID = identity.orgID { claims.append(("org_id", .string(orgID))) }
+        return .object(claims)
+    }
+
+    private func seconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 + options.emittedTimeSkew).rounded(.down))
+    }
+
+    private func boolean(_ value: Bool, isPrivateEmailClaim: Bool) -> JSONValue {
+        switch options.booleans {
+        case .boolean: return .bool(value)
+        case .string: return .string(value ? "true" : "false")
+        case .mixed: return isPrivateEmailClaim ? .string(value ? "true" : "false") : .bool(value)
+        }
+    }
+}

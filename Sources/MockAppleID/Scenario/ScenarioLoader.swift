@@ -1,0 +1,292 @@
+import Crypto
+import Foundation
+import Yams
+
+/// Reads scenario files (YAML, or JSON, which is YAML too) into a ``Scenario``, refusing anything
+/// doubtful with the file, line and key path at fault.
+public enum ScenarioLoader {
+    /// Loads the scenario at `url`; key files are resolved relative to its folder.
+    public static func load(contentsOf url: URL) throws(ScenarioError) -> Scenario {
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw ScenarioError(file: url.path, line: nil, column: nil, keyPath: "",
+                                message: "cannot read the file: \(error.localizedDescription)")
+        }
+        return try load(yaml: text, file: url.path,
+                        resources: DirectoryResources(baseDirectory: url.deletingLastPathComponent()))
+    }
+
+    /// Loads scenario text; `file` names it in errors.
+    public static func load(yaml: String, file: String, resources: any ScenarioResources) throws(ScenarioError) -> Scenario {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else {
+                throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "the document is empty")
+            }
+            root = node
+        } catch let error as ScenarioError {
+            throw error
+        } catch let error as YamlError {
+            throw syntaxError(error, file: file)
+        } catch {
+            throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "not YAML: \(error)")
+        }
+        return try ScenarioReader(resources: resources).read(YAMLCursor(node: root, path: "", file: file))
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String) -> ScenarioError {
+        switch error {
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+            return ScenarioError(file: file, line: mark.line, column: mark.column, keyPath: "", message: "YAML syntax: \(problem)")
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return ScenarioError(file: file, line: context.mark.line, column: context.mark.column, keyPath: "",
+                                 message: "duplicated keys: \(duplicates.joined(separator: ", "))")
+        default:
+            return ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "YAML: \(error)")
+        }
+    }
+}
+
+/// Walks the document; one method per section.
+private struct ScenarioReader {
+    let resources: any ScenarioResources
+
+    func read(_ root: YAMLCursor) throws(ScenarioError) -> Scenario {
+        let top = try root.mapping(allowed: [
+            "name", "settings", "claims", "clock", "signingKeys", "teams", "personas", "autoApprove",
+        ])
+        var settings = ProviderSettings()
+        if let node = top.optional("settings") { try readSettings(node, into: &settings) }
+        if let node = top.optional("claims") { try readClaims(node, into: &settings.claims) }
+        let (signingKeys, activeKID) = try readSigningKeys(try top.required("signingKeys"))
+        let (teams, groups) = try readTeams(try top.required("teams"), settings: settings)
+        let personas = try readPersonas(try top.required("personas"))
+        var autoApprove: AutoApprove?
+        if let node = top.optional("autoApprove"), !node.isNull() {
+            let approve = try readAutoApprove(node)
+            guard personas.contains(where: { $0.id == approve.persona }) else {
+                throw node.error("persona \"\(approve.persona)\" is not declared under personas")
+            }
+            autoApprove = approve
+        }
+        return Scenario(
+            name: try top.optional("name")?.nonEmptyString() ?? "unnamed", settings: settings,
+            signingKeys: signingKeys, activeSigningKeyID: activeKID, teams: teams, groups: groups,
+            personas: personas, autoApprove: autoApprove, clock: try readClock(top.optional("clock")))
+    }
+
+    private func readSettings(_ node: YAMLCursor, into settings: inout ProviderSettings) throws(ScenarioError) {
+        let map = try node.mapping(allowed: [
+            "issuer", "allowLoopbackReturnURLs", "clientSecretIssuedAtTolerance", "codeLifetime", "accessTokenLifetime",
+        ])
+        if let value = map.optional("issuer") { settings.issuer = try value.nonEmptyString() }
+        if let value = map.optional("allowLoopbackReturnURLs") { settings.allowLoopbackReturnURLs = try value.bool() }
+        if let value = map.optional("clientSecretIssuedAtTolerance") {
+            settings.clientSecretIssuedAtTolerance = try seconds(value, allowZero: true)
+        }
+        if let value = map.optional("codeLifetime") { settings.codeLifetime = try seconds(value, allowZero: false) }
+        if let value = map.optional("accessTokenLifetime") {
+            settings.accessTokenLifetime = try seconds(value, allowZero: false)
+        }
+    }
+
+    private func readClaims(_ node: YAMLCursor, into claims: inout ClaimOptions) throws(ScenarioError) {
+        let map = try node.mapping(allowed: ["booleans", "idTokenLifetime", "emittedTimeSkew", "refreshReturnsIDToken"])
+        if let value = map.optional("booleans") {
+            claims.booleans = try value.oneOf(ClaimOptions.BooleanStyle.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("idTokenLifetime") { claims.idTokenLifetime = try seconds(value, allowZero: false) }
+        if let value = map.optional("emittedTimeSkew") { claims.emittedTimeSkew = try value.number() }
+        if let value = map.optional("refreshReturnsIDToken") { claims.refreshReturnsIDToken = try value.bool() }
+    }
+
+    private func seconds(_ node: YAMLCursor, allowZero: Bool) throws(ScenarioError) -> TimeInterval {
+        let value = try node.number()
+        guard value > 0 || (allowZero && value == 0) else {
+            throw node.error(allowZero ? "must be zero or more seconds" : "must be a positive number of seconds")
+        }
+        return value
+    }
+
+    private func readClock(_ node: YAMLCursor?) throws(ScenarioError) -> MockClock.Mode {
+        guard let node else { return .running(offset: 0) }
+        let map = try node.mapping(allowed: ["start", "frozen"])
+        let frozen = try map.optional("frozen")?.bool() ?? false
+        guard let startNode = map.optional("start") else {
+            if frozen { throw node.error("a frozen clock needs a start time") }
+            return .running(offset: 0)
+        }
+        let text = try startNode.string()
+        guard let start = ISO8601DateFormatter().date(from: text) else {
+            throw startNode.error("\"\(text)\" is not an ISO 8601 time such as 2026-01-01T09:00:00Z")
+        }
+        return frozen ? .frozen(at: start) : .running(offset: start.timeIntervalSinceNow)
+    }
+
+    private func readSigningKeys(_ node: YAMLCursor) throws(ScenarioError) -> ([SigningKey], String) {
+        var keys: [SigningKey] = []
+        var active: String?
+        for item in try node.sequence() {
+            let map = try item.mapping(allowed: ["kid", "alg", "file", "pem", "signing"])
+            let kidNode = try map.required("kid")
+            let kid = try kidNode.nonEmptyString()
+            guard !keys.contains(where: { $0.kid == kid }) else { throw kidNode.error("kid \"\(kid)\" is declared twice") }
+            let alg = try map.optional("alg")?.oneOf(JWSAlgorithm.allCases.map { ($0.rawValue, $0) }) ?? .rs256
+            let (pem, source, _) = try keyMaterial(map, owner: item)
+            do {
+                keys.append(try SigningKey(kid: kid, algorithm: alg, pem: pem))
+            } catch {
+                throw source.error("not a usable \(alg.rawValue) private key PEM: \(error)")
+            }
+            if let signing = map.optional("signing"), try signing.bool() {
+                if active != nil { throw signing.error("only one signing key may have signing: true") }
+                active = kid
+            }
+        }
+        guard let first = keys.first else { throw node.error("at least one signing key is needed") }
+        return (keys, active ?? first.kid)
+    }
+
+    /// `file:` (read through the resources) or inline `pem:`; returns the text, the node it came
+    /// from and the file's location (nil for inline keys).
+    private func keyMaterial(_ map: YAMLMapping, owner: YAMLCursor) throws(ScenarioError) -> (String, YAMLCursor, String?) {
+        switch (map.optional("file"), map.optional("pem")) {
+        case let (file?, nil):
+            let path = try file.nonEmptyString()
+            do { return (try resources.text(at: path), file, resources.location(of: path)) } catch {
+                throw file.error("cannot read key file \"\(path)\" (paths are relative to the scenario file)")
+            }
+        case let (nil, pem?):
+            return (try pem.nonEmptyString(), pem, nil)
+        case (.some, .some):
+            throw owner.error("give either file or pem, not both")
+        case (nil, nil):
+            throw owner.error("a key needs file (a path) or pem (the key text)")
+        }
+    }
+
+    private func readTeams(_ node: YAMLCursor, settings: ProviderSettings) throws(ScenarioError) -> ([Team], [AppGroup]) {
+        var teams: [Team] = []
+        var groups: [AppGroup] = []
+        var clientIDs: Set<String> = []
+        for item in try node.sequence() {
+            let map = try item.mapping(allowed: ["id", "keys", "apps"])
+            let idNode = try map.required("id")
+            let teamID = try appleTenCharacterID(idNode, what: "Team ID")
+            guard !teams.contains(where: { $0.id == teamID }) else { throw idNode.error("team \(teamID) is declared twice") }
+            var keys: [DeveloperKey] = []
+            for keyItem in try map.required("keys").sequence() {
+                let key = try readDeveloperKey(keyItem)
+                guard !keys.contains(where: { $0.kid == key.kid }) else {
+                    throw keyItem.error("key \(key.kid) is declared twice in team \(teamID)")
+                }
+                keys.append(key)
+            }
+            teams.append(Team(id: teamID, developerKeys: keys))
+            for appItem in try map.required("apps").sequence() {
+                let group = try readAppGroup(appItem, teamID: teamID, settings: settings)
+                for client in group.clients {
+                    guard clientIDs.insert(client.id).inserted else {
+                        throw appItem.error("client id \(client.id) is registered twice")
+                    }
+                }
+                groups.append(group)
+            }
+        }
+        guard !teams.isEmpty else { throw node.error("at least one team is needed") }
+        return (teams, groups)
+    }
+
+    private func appleTenCharacterID(_ node: YAMLCursor, what: String) throws(ScenarioError) -> String {
+        let value = try node.string()
+        let allowed = value.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) }
+        guard value.utf8.count == 10, allowed else {
+            throw node.error("\(what) \"\(value)\" must be 10 uppercase letters or digits, as Apple's are")
+        }
+        return value
+    }
+
+    private func readDeveloperKey(_ node: YAMLCursor) throws(ScenarioError) -> DeveloperKey {
+        let map = try node.mapping(allowed: ["kid", "file", "pem", "revoked"])
+        let kid = try appleTenCharacterID(try map.required("kid"), what: "Key ID")
+        let (pem, source, location) = try keyMaterial(map, owner: node)
+        let revoked = try map.optional("revoked")?.bool() ?? false
+        if let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
+            return DeveloperKey(kid: kid, publicKey: privateKey.publicKey, revoked: revoked, location: location)
+        }
+        if let publicKey = try? P256.Signing.PublicKey(pemRepresentation: pem) {
+            return DeveloperKey(kid: kid, publicKey: publicKey, revoked: revoked, location: location)
+        }
+        throw source.error("not a P-256 key: expected a .p8 private key or a public key PEM")
+    }
+
+    private func readAppGroup(_ node: YAMLCursor, teamID: String, settings: ProviderSettings) throws(ScenarioError) -> AppGroup {
+        let map = try node.mapping(allowed: ["primaryAppID", "bundleIDs", "servicesIDs"])
+        let primary = try map.required("primaryAppID").nonEmptyString()
+        let bundleIDs = try map.optional("bundleIDs")?.stringList() ?? []
+        var services: [ServicesID] = []
+        for item in try map.optional("servicesIDs")?.sequence() ?? [] {
+            let serviceMap = try item.mapping(allowed: ["id", "returnURLs"])
+            let id = try serviceMap.required("id").nonEmptyString()
+            let urlsNode = try serviceMap.required("returnURLs")
+            var urls: [String] = []
+            for urlNode in try urlsNode.sequence() {
+                let url = try urlNode.nonEmptyString()
+                if let problem = ReturnURLPolicy(allowLoopback: settings.allowLoopbackReturnURLs).problem(with: url) {
+                    throw urlNode.error(problem)
+                }
+                urls.append(url)
+            }
+            guard !urls.isEmpty else { throw urlsNode.error("a Services ID needs at least one return URL") }
+            services.append(ServicesID(id: id, returnURLs: urls))
+        }
+        return AppGroup(primaryAppID: primary, teamID: teamID, bundleIDs: bundleIDs, servicesIDs: services)
+    }
+
+    private func readPersonas(_ node: YAMLCursor) throws(ScenarioError) -> [Persona] {
+        var personas: [Persona] = []
+        for item in try node.sequence() {
+            let persona = try PersonaReader.read(item)
+            guard !personas.contains(where: { $0.id == persona.id }) else {
+                throw item.error("persona \"\(persona.id)\" is declared twice")
+            }
+            personas.append(persona)
+        }
+        guard !personas.isEmpty else { throw node.error("at least one persona is needed") }
+        return personas
+    }
+
+    private func readAutoApprove(_ node: YAMLCursor) throws(ScenarioError) -> AutoApprove {
+        let map = try node.mapping(allowed: ["persona", "emailChoice"])
+        return AutoApprove(
+            persona: try map.required("persona").nonEmptyString(),
+            emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }))
+    }
+}
+
+/// Reads one persona entry.
+enum PersonaReader {
+    static func read(_ node: YAMLCursor) throws(ScenarioError) -> Persona {
+        let map = try node.mapping(allowed: [
+            "id", "firstName", "lastName", "email", "emailChoice", "realUserStatus", "managed", "orgID", "emailVerified",
+        ])
+        var email: String?
+        if let emailNode = map.optional("email"), !emailNode.isNull() {
+            let value = try emailNode.nonEmptyString()
+            guard value.contains("@") else { throw emailNode.error("\"\(value)\" is not an email address") }
+            email = value
+        }
+        let persona = Persona(
+            id: try map.required("id").nonEmptyString(),
+            firstName: try map.optional("firstName")?.string() ?? "",
+            lastName: try map.optional("lastName")?.string() ?? "",
+            email: email,
+            emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }) ?? .share,
+            realUserStatus: try map.optional("realUserStatus")?.oneOf(RealUserStatus.allCases.map { ($0.name, $0) }) ?? .likelyReal,
+            managed: try map.optional("managed")?.bool() ?? false,
+            orgID: try map.optional("orgID")?.nonEmptyString(),
+            emailVerified: try map.optional("emailVerified")?.bool() ?? true)
+        do { try PersonaError.check(persona) } catch { throw node.error(error.description) }
+        return persona
+    }
+}

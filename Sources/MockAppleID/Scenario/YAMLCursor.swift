@@ -1,0 +1,91 @@
+import Foundation
+import Yams
+
+/// A position in a parsed scenario document: a node with its key path, for reading typed values
+/// and failing with the file, line and key path of the offending node.
+struct YAMLCursor {
+    let node: Node
+    let path: String
+    let file: String
+
+    func error(_ message: String) -> ScenarioError {
+        ScenarioError(file: file, line: node.mark?.line, column: node.mark?.column, keyPath: path, message: message)
+    }
+
+    /// This node as a mapping whose keys must all be in `allowed` (a misspelt key is an error, not ignored).
+    func mapping(allowed: [String]) throws(ScenarioError) -> YAMLMapping {
+        guard let mapping = node.mapping else { throw error("expected a mapping (key: value pairs)") }
+        var members: [String: YAMLCursor] = [:]
+        for (key, value) in mapping {
+            guard let name = key.string else { throw child(key, "?").error("keys must be strings") }
+            guard allowed.contains(name) else {
+                throw child(key, name).error("unknown key \"\(name)\"; expected one of: \(allowed.joined(separator: ", "))")
+            }
+            members[name] = child(value, name)
+        }
+        return YAMLMapping(cursor: self, members: members)
+    }
+
+    func sequence() throws(ScenarioError) -> [YAMLCursor] {
+        guard let sequence = node.sequence else { throw error("expected a list") }
+        return sequence.enumerated().map { YAMLCursor(node: $1, path: "\(path)[\($0)]", file: file) }
+    }
+
+    func string() throws(ScenarioError) -> String {
+        guard case let .scalar(scalar) = node else { throw error("expected a text value") }
+        return scalar.string
+    }
+
+    func nonEmptyString() throws(ScenarioError) -> String {
+        let value = try string()
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw error("must not be empty") }
+        return value
+    }
+
+    func bool() throws(ScenarioError) -> Bool {
+        guard node.scalar != nil, let value = node.bool else { throw error("expected true or false") }
+        return value
+    }
+
+    func number() throws(ScenarioError) -> Double {
+        guard node.scalar != nil, let value = node.float else { throw error("expected a number") }
+        return value
+    }
+
+    func stringList() throws(ScenarioError) -> [String] {
+        var values: [String] = []
+        for item in try sequence() { values.append(try item.nonEmptyString()) }
+        return values
+    }
+
+    /// A value from a fixed set of spellings.
+    func oneOf<T>(_ options: [(String, T)]) throws(ScenarioError) -> T {
+        let text = try string()
+        guard let match = options.first(where: { $0.0 == text }) else {
+            throw error("\"\(text)\" is not one of: \(options.map(\.0).joined(separator: ", "))")
+        }
+        return match.1
+    }
+
+    func isNull() -> Bool {
+        guard case let .scalar(scalar) = node else { return false }
+        return scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    private func child(_ node: Node, _ key: String) -> YAMLCursor {
+        YAMLCursor(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file)
+    }
+}
+
+/// A mapping whose keys have been checked against the allowed set.
+struct YAMLMapping {
+    let cursor: YAMLCursor
+    let members: [String: YAMLCursor]
+
+    func optional(_ key: String) -> YAMLCursor? { members[key] }
+
+    func required(_ key: String) throws(ScenarioError) -> YAMLCursor {
+        guard let member = members[key] else { throw cursor.error("missing required key \"\(key)\"") }
+        return member
+    }
+}

@@ -1,0 +1,111 @@
+import MockAppleID
+
+/// The consent page: choose a persona, share or hide the email, edit the name, Continue or Cancel.
+///
+/// It is a plain form (no script), so keyboards, browsers and HTTP clients can all submit it.
+/// It posts to `authorize/consent` with the original request parameters as hidden fields plus
+/// ``ConsentForm`` fields.
+enum ConsentPage {
+    static func render(_ prompt: ConsentPrompt) -> String {
+        let request = prompt.request
+        let hidden = HTML.hiddenInputs(request.parameters.pairs.map { ($0.name, $0.value) })
+        let personas = prompt.choices.enumerated().map { index, choice in personaOption(choice, checked: index == 0) }
+        let asks = request.scopes.isEmpty ? "no personal information"
+            : request.scopes.map { $0 == .name ? "your name" : "your email" }.joined(separator: " and ")
+        return HTML.page(title: "Sign in with Apple", body: """
+            <h1>Sign in to <code>\(HTML.escape(request.client.id))</code> with your Apple Account</h1>
+            <p>The app asks for \(asks). It returns to <code>\(HTML.escape(request.redirectURI))</code>.</p>
+            <form method="post" action="authorize/consent">
+            \(hidden)
+            <fieldset><legend>Account</legend>
+            \(personas.joined(separator: "\n"))
+            </fieldset>
+            \(request.scopes.isEmpty ? "" : firstConsentFields(request))
+            <button type="submit" name="\(ConsentForm.action)" value="continue" autofocus>Continue</button>
+            <button type="submit" name="\(ConsentForm.action)" value="cancel">Cancel</button>
+            </form>
+            <p class="note">mock-appleid consent page. Choices below the account apply only to a first sign-in
+            to this app group; a returning account shares what it shared before.</p>
+            """)
+    }
+
+    private static func personaOption(_ choice: PersonaChoice, checked: Bool) -> String {
+        let persona = choice.persona
+        var details = [persona.email ?? "no email"]
+        if let consent = choice.consent {
+            details.append("returning (\(consent.emailChoice == .hide ? "hides" : "shares") email)")
+        } else {
+            details.append("first sign-in, \(persona.emailChoice == .hide ? "hides" : "shares") email by default")
+        }
+        if persona.managed { details.append("managed account") }
+        let id = HTML.escape(persona.id)
+        return """
+            <label><input type="radio" name="\(ConsentForm.persona)" value="\(id)"\(checked ? " checked" : "")>
+            \(HTML.escape("\(persona.firstName) \(persona.lastName)")) <span class="note">(\(id): \(HTML.escape(details.joined(separator: ", "))))</span></label>
+            """
+    }
+
+    private static func firstConsentFields(_ request: AuthorizationRequest) -> String {
+        var html = ""
+        if request.scopes.contains(.name) {
+            html += """
+                <fieldset><legend>Name (first sign-in only; leave empty to use the account's)</legend>
+                <label>First name <input type="text" name="\(ConsentForm.firstName)" autocomplete="off"></label>
+                <label>Last name <input type="text" name="\(ConsentForm.lastName)" autocomplete="off"></label>
+                </fieldset>
+                """
+        }
+        if request.scopes.contains(.email) {
+            html += """
+                <fieldset><legend>Email (first sign-in only)</legend>
+                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="" checked> As the account prefers</label>
+                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="share"> Share My Email</label>
+                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="hide"> Hide My Email</label>
+                </fieldset>
+                """
+        }
+        return html
+    }
+}
+
+/// The fields the consent form adds to the authorization parameters (documented in the README).
+enum ConsentForm {
+    /// Persona id (required to continue).
+    static let persona = "persona"
+    /// `share`, `hide`, or empty for the persona's default.
+    static let emailChoice = "email_choice"
+    static let firstName = "first_name"
+    static let lastName = "last_name"
+    /// `continue` or `cancel`.
+    static let action = "action"
+
+    /// Reads the decision from a submitted consent form.
+    static func decision(from form: FormParameters) -> Result<ConsentDecision, AuthorizeError> {
+        let value = { (name: String) in form.pairs.last { $0.name == name }?.value ?? "" }
+        switch value(action) {
+        case "cancel":
+            return .success(.cancel)
+        case "continue":
+            break
+        case let other:
+            return .failure(AuthorizeError(.invalidRequest, "Invalid request.",
+                                           reason: "consent form field action is \"\(other)\"; expected continue or cancel"))
+        }
+        let personaID = value(persona)
+        guard !personaID.isEmpty else {
+            return .failure(AuthorizeError(.invalidRequest, "Invalid request.", reason: "consent form field persona is missing"))
+        }
+        let choiceText = value(emailChoice)
+        var choice: EmailChoice?
+        if !choiceText.isEmpty {
+            guard let parsed = EmailChoice(rawValue: choiceText) else {
+                return .failure(AuthorizeError(.invalidRequest, "Invalid request.",
+                                               reason: "consent form field email_choice is \"\(choiceText)\"; expected share, hide or empty"))
+            }
+            choice = parsed
+        }
+        let first = value(firstName), last = value(lastName)
+        let name = first.isEmpty && last.isEmpty ? nil : PersonName(firstName: first, lastName: last)
+        return .success(.approve(personaID: personaID, emailChoice: choice, name: name))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import MockAppleID
+import MockAppleIDServer
+import ServiceLifecycle
+
+/// A mock-appleid server running inside a Swift test, on 127.0.0.1 and a free port.
+///
+/// ```swift
+/// try await MockAppleIDTestServer.withRunning { server in
+///     myRelyingParty.appleBaseURL = server.baseURL
+///     let signIn = try await server.signIn(persona: "jane")
+///     server.clock.advance(by: 301)   // codes have now expired
+/// }
+/// ```
+public struct MockAppleIDTestServer: Sendable {
+    /// The provider behind the server: personas, auto-approve, journal, reset.
+    public let provider: AppleIDProvider
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: String
+    public let port: Int
+    /// Signs client secrets for the scenario's relying party (the built-in developer key by default).
+    public let clientSecret: ClientSecret
+
+    /// The one clock of the server: set, freeze and advance it from the test.
+    public var clock: MockClock { provider.clock }
+
+    /// Starts a server for `scenario` (the built-in default when nil), runs `body`, then stops it
+    /// gracefully. `clock` lets a test start from a fixed instant (e.g. `.manual(at:)`).
+    /// `clientSecret` is needed for a custom scenario whose keys are not the built-in ones.
+    public static func withRunning<T: Sendable>(
+        scenario: Scenario? = nil, clock: MockClock? = nil, clientSecret: ClientSecret? = nil,
+        logLevel: Logger.Level = .warning,
+        _ body: @Sendable (MockAppleIDTestServer) async throws -> T
+    ) async throws -> T {
+        let provider = try AppleIDProvider(scenario: scenario ?? BuiltInScenario.load(), clock: clock)
+        let signer = try clientSecret ?? defaultClientSecret()
+        let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel))
+        let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
+        let serviceGroup = server.makeServiceGroup { running in continuation.yield(running) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { continuation.finish() }
+                try await serviceGroup.run()
+            }
+            guard let running = await started.first(where: { _ in true }) else {
+                try await group.waitForAll()
+                throw TestServerError.didNotStart
+            }
+            let handle = MockAppleIDTestServer(provider: provider, baseURL: running.baseURL, port: running.port, clientSecret: signer)
+            let result: Result<T, any Error>
+            do { result = .success(try await body(handle)) } catch { result = .failure(error) }
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return try result.get()
+        }
+    }
+
+    /// The built-in scenario's relying-party key (`Keys/AuthKey_MOCKKEY001.p8`).
+    public static func defaultClientSecret() throws -> ClientSecret {
+        let key = BuiltInScenario.developerKey
+        guard let pem = BuiltInScenario.keyFile(named: key.fileName) else { throw TestServerError.missingDeveloperKey }
+        return try ClientSecret(teamID: key.teamID, keyID: key.keyID, privateKeyPEM: pem)
+    }
+
+    /// A valid `client_secret` for `clientID` at the server's current time.
+    public func secret(for clientID: String) throws -> String {
+        try clientSecret.make(clientID: clientID, issuedAt: clock.now)
+    }
+}
+
+/// Why the test server could not be used.
+public enum TestServerError: Error, CustomStringConvertible {
+    case didNotStart
+    case missingDeveloperKey
+
+    public var description: String {
+        switch self {
+        case .didNotStart: return "the mock-appleid server did not start"
+        case .missingDeveloperKey: return "the built-in developer key is missing"
+        }
+    }
+}

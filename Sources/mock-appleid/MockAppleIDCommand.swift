@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `mock-appleid`: a local stand-in for Sign in with Apple (appleid.apple.com).
+@main
+struct MockAppleIDCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock-appleid",
+        abstract: "A local, scriptable stand-in for Sign in with Apple (appleid.apple.com).",
+        subcommands: [ServeCommand.self, KeysCommand.self, ScenarioCommand.self],
+        defaultSubcommand: nil)
+}

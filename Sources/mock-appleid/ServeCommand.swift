@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MockAppleID
+import MockAppleIDServer
+
+/// `mock-appleid serve`: runs the server until Ctrl-C.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Start the server (Ctrl-C stops it gracefully).")
+
+    @Option(help: "Interface to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on; 0 picks a free port and prints it.") var port = 8080
+    @OptionGroup var scenario: ScenarioOption
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "Base URL the discovery document advertises (default: from each request's Host header).")
+    var publicBaseURL: String?
+    @Option(help: "Headless mode: approve every authorization as PERSONA, optionally PERSONA:share or PERSONA:hide.")
+    var autoApprove: String?
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        let loaded = try scenario.load()
+        let provider: AppleIDProvider
+        do { provider = try AppleIDProvider(scenario: loaded) } catch { throw ValidationError(error.description) }
+        if let autoApprove {
+            let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
+            let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow("--auto-approve choice must be share or hide") : nil
+            do { try await provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice)) } catch {
+                throw ValidationError("--auto-approve: \(error.description)")
+            }
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
+        let server = MockAppleIDServer(provider: provider, configuration: configuration)
+        let source = scenario.scenario ?? BuiltInScenario.fileName
+        let group = server.makeServiceGroup(handlesSignals: true) { running in
+            let banner = await StartupBanner(provider: provider, running: running, scenarioSource: source).text
+            FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+        }
+        try await group.run()
+    }
+}
+
+extension Optional {
+    func orThrow(_ message: String) throws -> Wrapped {
+        guard let self else { throw ValidationError(message) }
+        return self
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import MockAppleID
+import MockAppleIDServer
+
+/// The block `serve` prints once listening: where it is, what is registered, who can sign in and
+/// where the relying party's developer key is.
+struct StartupBanner {
+    let provider: AppleIDProvider
+    let running: RunningServer
+    let scenarioSource: String
+
+    var text: String {
+        get async {
+            let base = running.baseURL
+            var lines = [
+                "mock-appleid listening on \(base)",
+                "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
+                "  discovery:   \(base)/.well-known/openid-configuration",
+                "  issuer:      \(provider.settings.issuer)",
+                "  admin API:   \(base)/__admin/health",
+                "",
+                "Apps:",
+            ]
+            for group in provider.scenario.groups {
+                lines.append("  team \(group.teamID), app group \(group.primaryAppID)")
+                for bundleID in group.bundleIDs { lines.append("    client_id \(bundleID) (native)") }
+                for service in group.servicesIDs {
+                    lines.append("    client_id \(service.id) (web), return URLs:")
+                    lines += service.returnURLs.map { "      \($0)" }
+                }
+            }
+            lines += ["", "Developer keys (sign client_secret with ES256; iss = Team ID, kid = Key ID):"]
+            for team in provider.scenario.teams {
+                for key in team.developerKeys.values.sorted(by: { $0.kid < $1.kid }) {
+                    lines.append("  team \(team.id) key \(key.kid): \(describe(key.location))")
+                }
+            }
+            lines += ["", "Personas:"]
+            for persona in await provider.personas() {
+                let email = persona.email.map { "\($0), \(persona.emailChoice == .hide ? "hides" : "shares") email" } ?? "no email"
+                lines.append("  \(persona.id): \(persona.firstName) \(persona.lastName) <\(email)>\(persona.managed ? ", managed" : "")")
+            }
+            if let auto = await provider.autoApprove() {
+                lines += ["", "Auto-approve: on, as \(auto.persona)\(auto.emailChoice.map { " (\($0.rawValue) email)" } ?? "")"]
+            }
+            lines.append("\nPress Ctrl-C to stop.")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    private func describe(_ location: String?) -> String {
+        guard let location else { return "inline in the scenario" }
+        if location.hasPrefix("/") { return location }
+        let local = URL(fileURLWithPath: location).standardizedFileURL.path
+        if FileManager.default.fileExists(atPath: local) { return local }
+        return "\(location) in the mock-appleid repository (built in)"
+    }
+}

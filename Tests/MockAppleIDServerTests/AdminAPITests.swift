@@ -1,0 +1,133 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import MockAppleID
+import MockAppleIDServer
+import Testing
+
+/// The admin API under /__admin.
+@Suite("admin API")
+struct AdminAPITests {
+    static let json: HTTPFields = [.contentType: "application/json"]
+
+    @Test("health and reset")
+    func healthAndReset() async throws {
+        let provider = try Harness.provider()
+        try await Harness.withRouter(provider) { client in
+            try await client.execute(uri: "/__admin/health", method: .get) { response in
+                #expect(response.json?["status"] == .string("ok"))
+                #expect(response.json?["scenario"] == .string("default"))
+            }
+            _ = try await TokenEndpointTests.code(client)
+            try await client.execute(uri: "/__admin/reset", method: .post) { #expect($0.status == .ok) }
+            #expect(provider.journal.entries().isEmpty)
+            #expect(await provider.consent(personaID: "jane", clientID: Harness.webClient) == nil)
+        }
+    }
+
+    @Test("clock: read, set (ISO or epoch), advance, freeze; bad input is 400")
+    func clock() async throws {
+        let provider = try Harness.provider()
+        try await Harness.withRouter(provider) { client in
+            try await client.execute(uri: "/__admin/clock", method: .get) { response in
+                #expect(response.json?["frozen"] == .bool(true))
+                #expect(response.json?["epochSeconds"]?.int64Value == 1_790_000_000)
+            }
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"set":"2030-01-01T00:00:00Z","advance":301}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.json?["now"] == .string("2030-01-01T00:05:01Z"))
+            }
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"set":1000}"#)) { _ in }
+            #expect(provider.clock.now == Date(timeIntervalSince1970: 1000))
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"frozen":false}"#)) { response in
+                #expect(response.json?["frozen"] == .bool(false))
+            }
+            for bad in [#"{"set":"yesterday"}"#, #"{"advance":"1h"}"#, #"{"frozen":"yes"}"#, "[1]", "not json"] {
+                try await client.execute(uri: "/__admin/clock", method: .post, headers: Self.json, body: ByteBuffer(string: bad)) { response in
+                    #expect(response.status == .badRequest, "\(bad)")
+                    #expect(response.json?["message"] != nil)
+                }
+            }
+        }
+    }
+
+    @Test("personas: list, create, get, patch; errors are 400 or 404")
+    func personas() async throws {
+        try await Harness.withRouter(try Harness.provider()) { client in
+            try await client.execute(uri: "/__admin/personas", method: .get) { response in
+                guard case let .array(items) = try #require(response.json) else { Issue.record("not an array"); return }
+                #expect(items.compactMap { $0["id"]?.stringValue } == ["jane", "john", "noemail", "pat"])
+            }
+            let new = #"{"id":"kim","firstName":"Kim","lastName":"Lee","email":"kim@example.com","emailChoice":"hide","realUserStatus":"unknown"}"#
+            try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: ByteBuffer(string: new)) { response in
+                #expect(response.status == .created)
+                #expect(response.json?["realUserStatus"] == .string("unknown"))
+            }
+            try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: ByteBuffer(string: new)) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/__admin/personas/kim", method: .patch, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"email":null,"emailChoice":"share"}"#)) { response in
+                #expect(response.status == .ok)
+                #expect(response.json?["email"] == .null)
+                #expect(response.json?["firstName"] == .string("Kim"))
+            }
+            try await client.execute(uri: "/__admin/personas/kim", method: .patch, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"emailChoice":"hide"}"#)) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.json?["message"]?.stringValue?.contains("nothing to hide") == true)
+            }
+            try await client.execute(uri: "/__admin/personas/ghost", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/__admin/personas/kim", method: .patch, headers: Self.json, body: ByteBuffer(string: #"{"id":"other"}"#)) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"firstName":"x"}"#)) {
+                #expect($0.status == .badRequest)
+                #expect($0.json?["message"]?.stringValue?.contains("missing id") == true)
+            }
+        }
+    }
+
+    @Test("auto-approve: set, read, clear; unknown persona is 404")
+    func autoApprove() async throws {
+        let provider = try Harness.provider()
+        try await Harness.withRouter(provider) { client in
+            try await client.execute(uri: "/__admin/auto-approve", method: .put, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"persona":"john","emailChoice":"share"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/__admin/auto-approve", method: .get) { response in
+                #expect(response.json?["autoApprove"]?["persona"] == .string("john"))
+            }
+            try await client.execute(uri: "/auth/authorize?" + Harness.authorizeQuery, method: .get) { response in
+                #expect(Harness.field("code", in: response.text) != nil)
+            }
+            try await client.execute(uri: "/__admin/auto-approve", method: .put, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"persona":"ghost"}"#)) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/__admin/auto-approve", method: .delete) { response in
+                #expect(response.json?["autoApprove"] == .null)
+            }
+            #expect(await provider.autoApprove() == nil)
+        }
+    }
+
+    @Test("journal: each Apple-endpoint request with its outcome and real reason; ?after= pages")
+    func journal() async throws {
+        try await Harness.withRouter(try Harness.provider()) { client in
+            let expired = Harness.form(["client_id": Harness.webClient, "client_secret": Harness.secret(at: Harness.start.addingTimeInterval(-7200)),
+                                        "grant_type": "authorization_code", "code": "c"])
+            try await client.execute(uri: "/auth/token", method: .post, headers: Harness.formType, body: expired) { _ in }
+            try await client.execute(uri: "/auth/keys", method: .get) { _ in }
+            try await client.execute(uri: "/__admin/journal", method: .get) { response in
+                guard case let .array(entries) = try #require(response.json?["entries"]) else { Issue.record("no entries"); return }
+                #expect(entries.count == 1)
+                #expect(entries[0]["endpoint"] == .string("/auth/token"))
+                #expect(entries[0]["error"] == .string("invalid_client"))
+                #expect(entries[0]["reason"]?.stringValue?.contains("expired") == true)
+                #expect(entries[0]["status"] == .int(400))
+            }
+            try await client.execute(uri: "/__admin/journal?after=1", method: .get) { response in
+                #expect(response.json?["entries"] == .array([]))
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import MockAppleID
+import Testing
+
+/// `/auth/authorize` parameter rules (apple-api.md §1.1, §1.3), each on its own.
+@Suite("authorization request rules")
+struct AuthorizationValidatorTests {
+    let validator = AuthorizationValidator(directory: try! AppleIDProvider(scenario: Fixtures.scenario()).directory)
+
+    func error(_ overrides: [String: String?]) -> AuthorizeError? {
+        validator.validate(Fixtures.authorizeParameters(overrides)).failure
+    }
+
+    @Test("a complete web request passes")
+    func valid() throws {
+        let request = try validator.validate(Fixtures.authorizeParameters()).get()
+        #expect(request.client.id == Fixtures.webClient)
+        #expect(request.includesIDToken)
+        #expect(request.responseMode == .formPost)
+        #expect(request.scopes == [.name, .email])
+        #expect(request.state == "st4te")
+        #expect(request.nonce == "n0nce")
+    }
+
+    @Test("client_id: missing is invalid_request, unknown or wrong case is invalid_client")
+    func clientID() {
+        #expect(error(["client_id": nil])?.code == .invalidRequest)
+        #expect(error(["client_id": "com.example.nope"])?.code == .invalidClient)
+        #expect(error(["client_id": "COM.EXAMPLE.WEB"])?.code == .invalidClient)
+    }
+
+    @Test("redirect_uri must be registered exactly", arguments: [
+        nil, "http://localhost:3000/auth/apple/callback/", "http://localhost:3000/auth/apple/callback?x=1",
+        "HTTP://localhost:3000/auth/apple/callback", "https://evil.example.com/auth/apple/callback",
+    ] as [String?])
+    func redirectURI(_ uri: String?) {
+        let failure = error(["redirect_uri": uri])
+        #expect(failure?.code == .invalidRequest)
+        #expect(failure?.message == "Invalid web redirect url.")
+    }
+
+    @Test("a bundle id has no return URLs")
+    func nativeClientOnWeb() {
+        #expect(error(["client_id": "com.example.app"])?.message == "Invalid web redirect url.")
+    }
+
+    @Test("response_type is code or code id_token", arguments: ["id_token", "token", "", "code token"])
+    func responseType(_ value: String) {
+        #expect(error(["response_type": value])?.message == "Invalid response type")
+    }
+
+    @Test("response_type accepts either order of code and id_token")
+    func responseTypeOrder() {
+        #expect(error(["response_type": "id_token code"]) == nil)
+    }
+
+    @Test("name or email scope requires form_post", arguments: ["query", "fragment", nil] as [String?])
+    func scopesForceFormPost(_ mode: String?) {
+        let failure = error(["response_mode": mode, "response_type": "code"])
+        #expect(failure?.message == "response_mode must be form_post when name or email scope is requested.")
+    }
+
+    @Test("without scopes, query and fragment are allowed; query defaults for code")
+    func noScopes() throws {
+        let request = try validator.validate(Fixtures.authorizeParameters(["scope": nil, "response_mode": nil, "response_type": "code"])).get()
+        #expect(request.responseMode == .query)
+        #expect(request.scopes.isEmpty)
+        #expect(error(["scope": nil, "response_mode": "fragment", "response_type": "code"]) == nil)
+    }
+
+    @Test("code id_token cannot use query")
+    func idTokenNotInQuery() {
+        #expect(error(["scope": nil, "response_mode": "query"])?.message == "Invalid response mode")
+    }
+
+    @Test("unknown response_mode values are refused", arguments: ["web_message", "post", "FORM_POST"])
+    func unknownMode(_ mode: String) {
+        #expect(error(["response_mode": mode])?.message == "Invalid response mode")
+    }
+
+    @Test("scopes other than name, email and openid are refused", arguments: ["profile", "name email profile", "offline_access"])
+    func invalidScope(_ scope: String) {
+        #expect(error(["scope": scope])?.message == "Invalid client scope")
+    }
+
+    @Test("openid is accepted and has no effect")
+    func openidScope() throws {
+        let request = try validator.validate(Fixtures.authorizeParameters(["scope": "openid email name"])).get()
+        #expect(request.scopes == [.name, .email])
+    }
+
+    @Test("a parameter given twice is invalid_request")
+    func duplicates() {
+        let parameters = FormParameters(Fixtures.authorizeParameters().pairs + [.init("state", "again")])
+        #expect(validator.validate(parameters).failure?.code == .invalidRequest)
+    }
+
+    @Test("PKCE: S256 or plain, well-formed challenge, no method without a challenge")
+    func pkce() throws {
+        let challenge = String(repeating: "a", count: 43)
+        #expect(try validator.validate(Fixtures.authorizeParameters(["code_challenge": challenge, "code_challenge_method": "S256"])).get()
+            .codeChallenge == PKCEChallenge(challenge: challenge, method: .s256))
+        #expect(try validator.validate(Fixtures.authorizeParameters(["code_challenge": challenge])).get().codeChallenge?.method == .plain)
+        #expect(error(["code_challenge": challenge, "code_challenge_method": "S512"])?.code == .invalidRequest)
+        #expect(error(["code_challenge": "short"])?.code == .invalidRequest)
+        #expect(error(["code_challenge_method": "S256"])?.code == .invalidRequest)
+    }
+}

@@ -1,0 +1,25 @@
+import MockAppleID
+import Testing
+
+@Suite("form encoding")
+struct FormParametersTests {
+    @Test("decodes + as space and percent escapes, keeps order and repeats")
+    func decode() throws {
+        let form = try FormParameters(urlEncoded: "a=1&b=two+words&c=%2F%26&a=2&flag")
+        #expect(form.pairs == [.init("a", "1"), .init("b", "two words"), .init("c", "/&"), .init("a", "2"), .init("flag", "")])
+        #expect(throws: FormParameters.Problem.duplicated("a")) { try form.single("a") }
+        #expect(try form.single("b") == "two words")
+        #expect(try form.single("missing") == nil)
+        #expect(try form.nonEmpty("flag") == nil)
+    }
+
+    @Test("malformed percent-encoding is refused", arguments: ["a=%zz", "a=%", "%C3%28=x"])
+    func malformed(_ text: String) {
+        #expect(throws: FormParameters.Problem.malformedEncoding) { try FormParameters(urlEncoded: text) }
+    }
+
+    @Test("encodes everything but unreserved characters")
+    func encode() {
+        #expect(FormParameters([.init("u", #"{"a":"é b"}"#)]).urlEncoded == "u=%7B%22a%22%3A%22%C3%A9%20b%22%7D")
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import MockAppleID
+import Testing
+
+/// The grant state machine under a manual clock: codes, refresh, revoke, consent.
+@Suite("grants")
+struct GrantTests {
+    @Test("a code is exchanged once for access, refresh and id tokens")
+    func exchange() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        #expect(code.wholeMatch(of: /c[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
+        let body = try await provider.exchange(code).get().body
+        #expect(body["token_type"] == .string("Bearer"))
+        #expect(body["expires_in"] == .int(3600))
+        #expect(body["access_token"]?.stringValue?.hasPrefix("a") == true)
+        #expect(body["refresh_token"]?.stringValue?.hasPrefix("r") == true)
+        #expect(body["id_token"] != nil)
+        guard case let .object(members) = body else { return }
+        #expect(members.map(\.0) == ["access_token", "token_type", "expires_in", "refresh_token", "id_token"])
+    }
+
+    @Test("a used code: invalid_grant 'The code has already been used.'; the first tokens stay valid")
+    func reusedCode() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        let first = try await provider.exchange(code).get().body
+        let second = await provider.exchange(code).failure
+        #expect(second?.code == .invalidGrant)
+        #expect(second?.description == "The code has already been used.")
+        let refresh = await provider.token(Fixtures.form([
+            "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token",
+            "refresh_token": first["refresh_token"]!.stringValue!,
+        ]))
+        #expect(refresh.failure == nil)
+    }
+
+    @Test("codes live 300 s on the provider's clock")
+    func expiry() async throws {
+        let provider = try Fixtures.provider()
+        let fresh = try await provider.signIn("jane")["code"]!
+        provider.clock.advance(by: 299)
+        #expect(await provider.exchange(fresh).failure == nil)
+        let late = try await provider.signIn("jane")["code"]!
+        provider.clock.advance(by: 300)
+        let failure = await provider.exchange(late).failure
+        #expect(failure?.code == .invalidGrant)
+        #expect(failure?.description == "The code has expired or has been revoked.")
+    }
+
+    @Test("an unknown code (or an id_token sent as code) is invalid_grant")
+    func unknownCode() async throws {
+        let provider = try Fixtures.provider()
+        #expect(await provider.exchange("c0.0.abcd.x").failure?.description == "The code has expired or has been revoked.")
+    }
+
+    @Test("the code is bound to its client")
+    func otherClient() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        let failure = await provider.exchange(code, clientID: "com.example.web.staging").failure
+        #expect(failure?.code == .invalidGrant)
+    }
+
+    @Test("the code is bound to its redirect_uri: mismatch is invalid_grant, missing is invalid_request")
+    func redirectBinding() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        let mismatch = await provider.exchange(code, redirectURI: "http://127.0.0.1:3000/auth/apple/callback").failure
+        #expect(mismatch?.code == .invalidGrant)
+        #expect(mismatch?.description == "redirect_uri mismatch. The code was not issued to http://127.0.0.1:3000/auth/apple/callback.")
+        #expect(await provider.exchange(code, redirectURI: nil).failure?.code == .invalidRequest)
+        #expect(await provider.exchange(code).failure == nil)
+    }
+
+    @Test("PKCE S256: the right verifier is required", arguments: [nil, "wrong-verifier-wrong-verifier-wrong-verifier-x"] as [String?])
+    func pkceRefused(_ verifier: String?) async throws {
+        let provider = try Fixtures.provider()
+        let real = String(repeating: "v", count: 50)
+        let parameters = Fixtures.authorizeParameters(["code_challenge": PKCEChallenge.s256(of: real), "code_challenge_method": "S256"])
+        let code = try await provider.signIn("jane", parameters: parameters)["code"]!
+        #expect(await provider.exchange(code, verifier: verifier).failure?.code == .invalidGrant)
+        #expect(await provider.exchange(code, verifier: real).failure == nil)
+    }
+
+    @Test("PKCE plain compares the verifier itself")
+    func pkcePlain() async throws {
+        let provider = try Fixtures.provider()
+        let verifier = String(repeating: "p", count: 43)
+        let code = try await provider.signIn("jane", parameters: Fixtures.authorizeParameters(["code_challenge": verifier]))["code"]!
+        #expect(await provider.exchange(code, verifier: verifier).failure == nil)
+    }
+
+    @Test("a code_verifier without a code_challenge fails")
+    func verifierWithoutChallenge() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        #expect(await provider.exchange(code, verifier: String(repeating: "v", count: 50)).failure?.code == .invalidGrant)
+    }
+
+    @Test("refresh returns an id_token and no new refresh_token; it fails after revoke")
+    func refreshAndRevoke() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        let refreshToken = try await provider.exchange(code).get().body["refresh_token"]!.stringValue!
+        let refreshForm = Fixtures.form([
+            "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token", "refresh_token": refreshToken,
+        ])
+        let refreshed = try await provider.token(refreshForm).get().body
+        guard case let .object(members) = refreshed else { Issue.record("not an object"); return }
+        #expect(members.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
+        let revoke = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refreshToken,
+                                    "token_type_hint": "refresh_token"])
+        #expect(await provider.revoke(revoke).failure == nil)
+        #expect(await provider.token(refreshForm).failure?.code == .invalidGrant)
+        #expect(await provider.consent(personaID: "jane", clientID: Fixtures.webClient) == nil)
+    }
+
+    @Test("revoking an access token revokes the grant; unknown tokens and other clients' tokens still answer 200")
+    func revokeOutcomes() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        let access = try await provider.exchange(code).get().body["access_token"]!.stringValue!
+        let staging = "com.example.web.staging"
+        let otherClient = Fixtures.form(["client_id": staging, "client_secret": Fixtures.secret(for: staging), "token": access])
+        #expect(try await provider.revoke(otherClient).get().contains("nothing revoked"))
+        #expect(await provider.consent(personaID: "jane", clientID: Fixtures.webClient) != nil)
+        let own = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": access,
+                                 "token_type_hint": "access_token"])
+        #expect(try await provider.revoke(own).get().contains("revoked persona jane"))
+        #expect(try await provider.revoke(own).get().contains("unknown"))
+    }
+
+    @Test("revoke checks the client secret and the hint")
+    func revokeErrors() async throws {
+        let provider = try Fixtures.provider()
+        #expect(await provider.revoke(Fixtures.form([:])).failure?.code == .invalidClient)
+        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": "x", "token": "t"])).failure?.code == .invalidClient)
+        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret()])).failure?.code == .invalidRequest)
+        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": "t",
+                                                     "token_type_hint": "id_token"])).failure?.code == .invalidRequest)
+    }
+
+    @Test("token endpoint: grant_type missing, unknown, and fields given twice")
+    func tokenRequestErrors() async throws {
+        let provider = try Fixtures.provider()
+        let base = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret()])
+        #expect(await provider.token(base).failure?.code == .invalidRequest)
+        #expect(await provider.token(FormParameters(base.pairs + [.init("grant_type", "password")])).failure?.code == .unsupportedGrantType)
+        #expect(await provider.token(FormParameters(base.pairs + [.init("grant_type", "authorization_code")])).failure?.code == .invalidRequest)
+        let twice = FormParameters(base.pairs + [.init("grant_type", "refresh_token"), .init("grant_type", "refresh_token")])
+        #expect(await provider.token(twice).failure?.code == .invalidRequest)
+        #expect(await provider.token(Fixtures.form(["client_id": "nope", "client_secret": Fixtures.secret()])).failure?.code == .invalidClient)
+    }
+
+    @Test("user is sent on first consent only, and again after revocation")
+    func userOnFirstConsent() async throws {
+        let provider = try Fixtures.provider()
+        let first = try await provider.signIn("jane", name: PersonName(firstName: "Janie", lastName: "A."))
+        #expect(first["user"] == #"{"name":{"firstName":"Janie","lastName":"A."},"email":"jane.appleseed@example.com"}"#)
+        let second = try await provider.signIn("jane")
+        #expect(second["user"] == nil)
+        #expect(second["state"] == "st4te")
+        let refresh = try await provider.exchange(second["code"]!).get().body["refresh_token"]!.stringValue!
+        _ = await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refresh]))
+        #expect(try await provider.signIn("jane")["user"] != nil)
+    }
+
+    @Test("consent is per app group: a grouped client sees a returning user")
+    func consentPerGroup() async throws {
+        let provider = try Fixtures.provider()
+        _ = try await provider.signIn("jane")
+        let staging = Fixtures.authorizeParameters(["client_id": "com.example.web.staging"])
+        #expect(try await provider.signIn("jane", parameters: staging)["user"] == nil)
+        let otherTeam = Fixtures.authorizeParameters(["client_id": "org.other.web"])
+        #expect(try await provider.signIn("jane", parameters: otherTeam)["user"] != nil)
+    }
+
+    @Test("cancel delivers user_cancelled_authorize with state and no code")
+    func cancel() async throws {
+        let provider = try Fixtures.provider()
+        let (delivery, _) = try await provider.completeAuthorization(Fixtures.authorizeParameters(), decision: .cancel).get()
+        #expect(delivery.fields.pairs == [.init("state", "st4te"), .init("error", "user_cancelled_authorize")])
+    }
+
+    @Test("auto-approve answers authorize at once; without it a consent prompt comes back")
+    func autoApprove() async throws {
+        let provider = try Fixtures.provider()
+        guard case let .consentRequired(prompt) = await provider.authorize(Fixtures.authorizeParameters()) else {
+            Issue.record("expected a consent prompt"); return
+        }
+        #expect(prompt.choices.map(\.persona.id) == ["jane", "john", "noemail", "pat"])
+        try await provider.setAutoApprove(AutoApprove(persona: "john", emailChoice: .share))
+        guard case let .delivered(delivery, _) = await provider.authorize(Fixtures.authorizeParameters()) else {
+            Issue.record("expected a delivery"); return
+        }
+        #expect(delivery["user"]?.contains("john.hidden@example.com") == true)
+        await #expect(throws: PersonaError.notFound("ghost")) { try await provider.setAutoApprove(AutoApprove(persona: "ghost")) }
+    }
+
+    @Test("query and fragment deliveries append to the redirect URI")
+    func deliveryLocations() {
+        let fields = FormParameters([.init("code", "c 1"), .init("state", "a&b")])
+        #expect(AuthorizationDelivery(redirectURI: "https://a.test/cb?x=1", mode: .query, fields: fields).redirectLocation
+            == "https://a.test/cb?x=1&code=c%201&state=a%26b")
+        #expect(AuthorizationDelivery(redirectURI: "https://a.test/cb", mode: .fragment, fields: fields).redirectLocation
+            == "https://a.test/cb#code=c%201&state=a%26b")
+        #expect(AuthorizationDelivery(redirectURI: "https://a.test/cb", mode: .formPost, fields: fields).redirectLocation == nil)
+    }
+
+    @Test("reset forgets consents, codes and tokens, and restores the clock")
+    func reset() async throws {
+        let provider = try Fixtures.provider()
+        let code = try await provider.signIn("jane")["code"]!
+        try await provider.createPersona(Persona(id: "temp", firstName: "T", lastName: "P", email: nil))
+        await provider.reset()
+        #expect(await provider.exchange(code).failure?.code == .invalidGrant)
+        #expect(await provider.persona("temp") == nil)
+        #expect(await provider.consent(personaID: "jane", clientID: Fixtures.webClient) == nil)
+    }
+}

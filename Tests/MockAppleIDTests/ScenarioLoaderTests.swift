@@ -1,0 +1,140 @@
+import Foundation
+import MockAppleID
+import Testing
+
+/// Scenario files: the shipped ones load, and bad ones fail with file, line and key path.
+@Suite("scenario files")
+struct ScenarioLoaderTests {
+    /// A minimal valid scenario; `{{KEYS}}` is where key paths resolve from.
+    static let minimal = """
+        name: minimal
+        signingKeys:
+          - kid: k1
+            file: Keys/signing-mRS1a8XkPq.pem
+        teams:
+          - id: MOCKTEAM01
+            keys:
+              - kid: MOCKKEY001
+                file: Keys/AuthKey_MOCKKEY001.p8
+            apps:
+              - primaryAppID: com.example.app
+                servicesIDs:
+                  - id: com.example.web
+                    returnURLs:
+                      - https://app.example.com/callback
+        personas:
+          - id: jane
+            email: jane@example.com
+        """
+
+    func load(_ yaml: String) throws(ScenarioError) -> Scenario {
+        try ScenarioLoader.load(yaml: yaml, file: "test.yaml", resources: DirectoryResources(baseDirectory: Fixtures.repositoryRoot))
+    }
+
+    func failure(_ yaml: String) -> ScenarioError? {
+        do { _ = try load(yaml); return nil } catch { return error }
+    }
+
+    @Test("the built-in scenario is Scenarios/default.yaml and its keys, byte for byte (run Scripts/embed-default-scenario)")
+    func builtInMatchesFiles() throws {
+        let fromDisk = try ScenarioLoader.load(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Scenarios/default.yaml"))
+        let builtIn = try BuiltInScenario.load()
+        #expect(builtIn.name == fromDisk.name)
+        #expect(builtIn.signingKeys.map(\.publicJWK) == fromDisk.signingKeys.map(\.publicJWK))
+        #expect(builtIn.personas == fromDisk.personas)
+        #expect(BuiltInScenario.keyFile(named: "AuthKey_MOCKKEY001.p8") == (try Fixtures.file("Keys/AuthKey_MOCKKEY001.p8")))
+        let generated = try Fixtures.file("Sources/MockAppleID/Scenario/BuiltInScenario+Files.swift")
+        for line in try Fixtures.file("Scenarios/default.yaml").split(separator: "\n") {
+            #expect(generated.contains("    " + line), "default.yaml line missing from the built-in copy: \(line)")
+        }
+    }
+
+    @Test("the default scenario declares what the README promises")
+    func defaultScenario() throws {
+        let scenario = try BuiltInScenario.load()
+        #expect(scenario.settings.allowLoopbackReturnURLs)
+        #expect(scenario.activeSigningKeyID == "mRS2bT4nWz")
+        #expect(scenario.signingKeys.count == 3)
+        #expect(scenario.teams.map(\.id) == ["MOCKTEAM01", "OTHERTEAM1"])
+        #expect(scenario.personas.map(\.id) == ["jane", "john", "noemail", "pat"])
+        #expect(scenario.autoApprove == nil)
+    }
+
+    @Test("a minimal scenario loads with Apple's defaults")
+    func minimalLoads() throws {
+        let scenario = try load(Self.minimal)
+        #expect(scenario.settings == ProviderSettings())
+        #expect(scenario.groups.first?.bundleIDs == ["com.example.app"])
+        #expect(scenario.personas.first?.emailChoice == .share)
+    }
+
+    @Test("JSON is accepted")
+    func json() throws {
+        let json = """
+            {"name": "j", "signingKeys": [{"kid": "k1", "file": "Keys/signing-mRS1a8XkPq.pem"}],
+             "teams": [{"id": "MOCKTEAM01", "keys": [{"kid": "MOCKKEY001", "file": "Keys/AuthKey_MOCKKEY001.p8"}],
+                        "apps": [{"primaryAppID": "a.b", "servicesIDs": [{"id": "a.b.web", "returnURLs": ["https://a.example.com/cb"]}]}]}],
+             "personas": [{"id": "p", "email": null}]}
+            """
+        #expect(try load(json).personas.first?.email == nil)
+    }
+
+    @Test("errors name the line and key path", arguments: [
+        ("typo", "https://app.example.com/callback\n", "https://app.example.com/callback\n            retunURLs: []\n", 16, "teams[0].apps[0].servicesIDs[0].retunURLs"),
+        ("http return URL", "https://app.example.com/callback", "http://app.example.com/callback", 15, "teams[0].apps[0].servicesIDs[0].returnURLs[0]"),
+        ("loopback without the knob", "https://app.example.com/callback", "http://localhost:3000/callback", 15, "teams[0].apps[0].servicesIDs[0].returnURLs[0]"),
+        ("IP return URL", "https://app.example.com/callback", "https://203.0.113.9/callback", 15, "teams[0].apps[0].servicesIDs[0].returnURLs[0]"),
+        ("fragment", "https://app.example.com/callback", "https://app.example.com/callback#x", 15, "teams[0].apps[0].servicesIDs[0].returnURLs[0]"),
+        ("team id", "id: MOCKTEAM01", "id: team1", 6, "teams[0].id"),
+        ("missing key file", "Keys/AuthKey_MOCKKEY001.p8", "Keys/nope.p8", 9, "teams[0].keys[0].file"),
+        ("not a key", "Keys/AuthKey_MOCKKEY001.p8", "Package.swift", 9, "teams[0].keys[0].file"),
+        ("bad email", "jane@example.com", "jane", 18, "personas[0].email"),
+    ] as [(String, String, String, Int, String)])
+    func located(_ name: String, _ original: String, _ replacement: String, _ line: Int, _ keyPath: String) throws {
+        let error = try #require(failure(Self.minimal.replacingOccurrences(of: original, with: replacement)), "\(name) should fail")
+        #expect(error.line == line, "\(name): \(error)")
+        #expect(error.keyPath == keyPath, "\(name): \(error)")
+        #expect(error.description.hasPrefix("test.yaml:\(line):"))
+    }
+
+    @Test("loopback return URLs pass with the knob on")
+    func loopbackKnob() throws {
+        let yaml = "settings:\n  allowLoopbackReturnURLs: true\n" + Self.minimal.replacingOccurrences(
+            of: "https://app.example.com/callback", with: "http://127.0.0.1:3000/callback")
+        #expect(try load(yaml).groups[0].servicesIDs[0].returnURLs == ["http://127.0.0.1:3000/callback"])
+    }
+
+    @Test("structural errors", arguments: [
+        ("name: [unclosed", "YAML syntax"),
+        ("", "empty"),
+        ("- a list", "expected a mapping"),
+        ("name: x", "missing required key \"signingKeys\""),
+    ])
+    func structural(_ yaml: String, _ fragment: String) throws {
+        let error = try #require(failure(yaml))
+        #expect(error.description.contains(fragment), "\(error)")
+    }
+
+    @Test("duplicates and cross-references are checked")
+    func consistency() throws {
+        let twice = Self.minimal + "\n  - id: jane\n"
+        #expect(failure(twice)?.message.contains("declared twice") == true)
+        let unknownAuto = Self.minimal + "\nautoApprove:\n  persona: ghost\n"
+        #expect(failure(unknownAuto)?.keyPath == "autoApprove")
+        let hideWithoutEmail = Self.minimal.replacingOccurrences(of: "    email: jane@example.com", with: "    emailChoice: hide")
+        #expect(failure(hideWithoutEmail)?.message.contains("nothing to hide") == true)
+        let twoSigners = Self.minimal.replacingOccurrences(of: "    file: Keys/signing-mRS1a8XkPq.pem",
+            with: "    file: Keys/signing-mRS1a8XkPq.pem\n    signing: true\n  - kid: k2\n    file: Keys/signing-mRS3cY7jLd.pem\n    signing: true")
+        #expect(failure(twoSigners)?.message.contains("only one signing key") == true)
+    }
+
+    @Test("every shipped scenario file is valid")
+    func shippedScenarios() throws {
+        let folder = Fixtures.repositoryRoot.appendingPathComponent("Scenarios")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }
+        #expect(!files.isEmpty)
+        for file in files {
+            #expect(throws: Never.self, "\(file)") { try ScenarioLoader.load(contentsOf: folder.appendingPathComponent(file)) }
+        }
+    }
+}
