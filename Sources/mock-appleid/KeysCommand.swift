@@ -24,7 +24,7 @@ struct KeysCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let file = folder.appendingPathComponent(key.fileName)
             guard !FileManager.default.fileExists(atPath: file.path) else {
-                throw ValidationError("\(file.path) exists; choose another --kid or folder")
+                throw CommandError("\(file.path) exists; choose another --kid or folder")
             }
             try Data(key.pem.utf8).write(to: file)
             print("wrote \(file.path)")

@@ -12,7 +12,7 @@ struct ScenarioOption: ParsableArguments {
             guard let path = scenario else { return try BuiltInScenario.load() }
             return try ScenarioLoader.load(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ValidationError(error.description)
+            throw CommandError(error.description)
         }
     }
 }

@@ -25,12 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         let loaded = try scenario.load()
         let provider: AppleIDProvider
-        do { provider = try AppleIDProvider(scenario: loaded) } catch { throw ValidationError(error.description) }
+        do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
         if let autoApprove {
             let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
-            let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow("--auto-approve choice must be share or hide") : nil
+            let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow(ValidationError("--auto-approve choice must be share or hide")) : nil
             do { try await provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice)) } catch {
-                throw ValidationError("--auto-approve: \(error.description)")
+                throw CommandError("--auto-approve: \(error.description)")
             }
         }
         LoggingSystem.bootstrap { label in
@@ -46,12 +46,5 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
         try await group.run()
-    }
-}
-
-extension Optional {
-    func orThrow(_ message: String) throws -> Wrapped {
-        guard let self else { throw ValidationError(message) }
-        return self
     }
 }

@@ -208,6 +208,18 @@ struct GrantTests {
         #expect(AuthorizationDelivery(redirectURI: "https://a.test/cb", mode: .formPost, fields: fields).redirectLocation == nil)
     }
 
+    @Test("expired codes are dropped once many are held; live ones stay")
+    func purge() async throws {
+        let provider = try Fixtures.provider()
+        let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
+        for _ in 0..<10_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
+        #expect(await provider.heldCodeCount() == 10_000)
+        provider.clock.advance(by: 300)
+        let live = try await provider.signIn("jane")["code"]!
+        #expect(await provider.heldCodeCount() == 1)
+        #expect(await provider.exchange(live).failure == nil)
+    }
+
     @Test("reset forgets consents, codes and tokens, and restores the clock")
     func reset() async throws {
         let provider = try Fixtures.provider()

@@ -128,6 +128,27 @@ struct ScenarioLoaderTests {
         #expect(failure(twoSigners)?.message.contains("only one signing key") == true)
     }
 
+    @Test("autoApprove and an inline public developer key are read")
+    func autoApproveAndPublicKey() throws {
+        // openssl ec -in Keys/AuthKey_MOCKKEY001.p8 -pubout
+        let inlinePublicKey = """
+                    pem: |
+                      -----BEGIN PUBLIC KEY-----
+                      MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEMMV48K371AWtt4Mkcz+KxQ0irFGl
+                      1Z0C8pKGso8LlPmFdzQJQQkWrZyNUr7UhGbTF8L2T9p+DsADREsyZB7Ugw==
+                      -----END PUBLIC KEY-----
+            """
+        let yaml = Self.minimal.replacingOccurrences(of: "        file: Keys/AuthKey_MOCKKEY001.p8", with: inlinePublicKey)
+            + "\nautoApprove:\n  persona: jane\n  emailChoice: hide\n"
+        let scenario = try load(yaml)
+        #expect(scenario.autoApprove == AutoApprove(persona: "jane", emailChoice: .hide))
+        let provider = try AppleIDProvider(scenario: scenario, clock: .manual(at: Fixtures.start))
+        let client = provider.directory.client(Fixtures.webClient)!
+        let team = provider.directory.team(of: client)!
+        #expect(team.developerKeys["MOCKKEY001"]?.location == nil)
+        #expect(ClientSecretVerifier(settings: ProviderSettings()).verify(Fixtures.secret(), client: client, team: team, now: Fixtures.start).failure == nil)
+    }
+
     @Test("every shipped scenario file is valid")
     func shippedScenarios() throws {
         let folder = Fixtures.repositoryRoot.appendingPathComponent("Scenarios")

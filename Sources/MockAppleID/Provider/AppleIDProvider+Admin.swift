@@ -29,6 +29,9 @@ extension AppleIDProvider {
         return await state.consent(personaID: personaID, groupID: client.groupID)
     }
 
+    /// How many authorization codes the provider holds (expired ones are dropped as it goes).
+    public func heldCodeCount() async -> Int { await state.codeCount }
+
     /// The team-scoped `sub` of a persona for a client's team.
     public func subject(personaID: String, clientID: String) -> String? {
         guard let client = directory.client(clientID) else { return nil }

@@ -74,7 +74,7 @@ extension AppleIDProvider {
         }
         let code = AppleIdentifiers.opaqueToken(prefix: "c")
         let signIn: ApprovedSignIn
-        switch await state.approve(request, personaID: personaID, emailChoice: emailChoice, code: code, now: clock.now) {
+        switch await state.approve(request, personaID: personaID, emailChoice: emailChoice, code: code, now: clock.now, limits: grantLimits) {
         case let .failure(error): return .failure(error)
         case let .success(approved): signIn = approved
         }

@@ -9,6 +9,9 @@ actor ProviderState {
     private var refreshGrants: [String: RefreshGrant] = [:]
     private var accessGrants: [String: AccessGrant] = [:]
     private(set) var autoApprove: AutoApprove?
+    /// When the code table reaches this size, expired codes and access tokens are dropped.
+    private var purgeThreshold = ProviderState.minimumPurgeThreshold
+    static let minimumPurgeThreshold = 10_000
 
     init(personas: [Persona], autoApprove: AutoApprove?) {
         self.personas = personas
@@ -56,8 +59,9 @@ actor ProviderState {
 
     /// Records the sign-in of `personaID` for `request`: consent on first sign-in to the group, and a code.
     func approve(
-        _ request: AuthorizationRequest, personaID: String, emailChoice: EmailChoice?, code: String, now: Date
+        _ request: AuthorizationRequest, personaID: String, emailChoice: EmailChoice?, code: String, now: Date, limits: GrantLimits
     ) -> Result<ApprovedSignIn, AuthorizeError> {
+        if codes.count >= purgeThreshold { purgeExpired(now: now, limits: limits) }
         guard let persona = persona(personaID) else {
             return .failure(AuthorizeError(.invalidRequest, "Unknown account.", reason: "persona \"\(personaID)\" does not exist"))
         }
@@ -176,6 +180,17 @@ actor ProviderState {
         guard let grant = accessGrants[token], grant.expiresAt > now else { return nil }
         return (grant.clientID, grant.consent)
     }
+
+    /// Drops codes and access tokens that can no longer be used (an expired code answers the same
+    /// `invalid_grant` as an unknown one), so long runs do not grow without bound.
+    private func purgeExpired(now: Date, limits: GrantLimits) {
+        codes = codes.filter { now < $0.value.issuedAt.addingTimeInterval(limits.codeLifetime) }
+        accessGrants = accessGrants.filter { $0.value.expiresAt > now }
+        purgeThreshold = max(Self.minimumPurgeThreshold, codes.count * 2)
+    }
+
+    /// How many codes are held (for tests of the purge).
+    var codeCount: Int { codes.count }
 
     private func revokeConsent(_ key: ConsentKey) {
         consents[key] = nil

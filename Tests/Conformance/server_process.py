@@ -1,0 +1,59 @@
+"""Runs the mock-appleid binary as a child process on 127.0.0.1 and a free port."""
+import contextlib
+import os
+import pathlib
+import queue
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+START_DEADLINE_SECONDS = 120
+
+
+def binary() -> str:
+    configured = os.environ.get("MOCK_APPLEID_BINARY")
+    if configured:
+        return configured
+    bin_dir = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.strip()
+    return str(pathlib.Path(bin_dir) / "mock-appleid")
+
+
+def run_cli(*arguments, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([binary(), *arguments], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+@contextlib.contextmanager
+def serving(*arguments):
+    """Starts `serve --port 0` (plus `arguments`), yields its base URL once it prints it, and stops it
+    with SIGINT, requiring a clean exit."""
+    log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
+    process = subprocess.Popen([binary(), "serve", "--port", "0", "--log-level", "notice", *arguments],
+                               stdout=subprocess.PIPE, stderr=log, text=True)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+    deadline = time.monotonic() + START_DEADLINE_SECONDS
+    url = None
+    while url is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or process.poll() is not None:
+            process.kill()
+            raise RuntimeError(f"mock-appleid did not start; log: {pathlib.Path(log.name).read_text()}")
+        try:
+            match = re.match(r"mock-appleid listening on (http://\S+)", lines.get(timeout=min(remaining, 1.0)))
+            url = match.group(1) if match else None
+        except queue.Empty:
+            continue
+    try:
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            assert process.wait(timeout=30) == 0, "mock-appleid did not exit cleanly on SIGINT"
+        finally:
+            if process.poll() is None:
+                process.kill()
