@@ -119,13 +119,14 @@ struct AdminAPITests {
             try await client.execute(uri: "/auth/keys", method: .get) { _ in }
             try await client.execute(uri: "/__admin/journal", method: .get) { response in
                 guard case let .array(entries) = try #require(response.json?["entries"]) else { Issue.record("no entries"); return }
-                #expect(entries.count == 1)
+                #expect(entries.count == 2)
+                #expect(entries[1]["endpoint"] == .string("/auth/keys"))
                 #expect(entries[0]["endpoint"] == .string("/auth/token"))
                 #expect(entries[0]["error"] == .string("invalid_client"))
                 #expect(entries[0]["reason"]?.stringValue?.contains("expired") == true)
                 #expect(entries[0]["status"] == .int(400))
             }
-            try await client.execute(uri: "/__admin/journal?after=1", method: .get) { response in
+            try await client.execute(uri: "/__admin/journal?after=2", method: .get) { response in
                 #expect(response.json?["entries"] == .array([]))
             }
         }

@@ -79,6 +79,11 @@ struct AppleEndpointsTests {
                                      body: ByteBuffer(string: Harness.authorizeQuery)) { response in
                 #expect(response.status == .badRequest)
             }
+            try await client.execute(uri: "/auth/authorize", method: .post, headers: [.contentType: "application/json", .accept: "application/json"],
+                                     body: ByteBuffer(string: #"{"client_id":"com.example.web"}"#)) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.json?["error"] == .string("invalid_request"))
+            }
         }
     }
 

@@ -33,7 +33,7 @@ struct AdminRoutes: Sendable {
         admin.put("auto-approve") { request, _ in await handle { () throws(AdminError) in try await setAutoApprove(request) } }
         admin.delete("auto-approve") { _, _ in
             await handle { () throws(AdminError) in
-                try await persona { () throws(PersonaError) in try await provider.setAutoApprove(nil) }
+                try await mappingPersonaError { () throws(PersonaError) in try await provider.setAutoApprove(nil) }
                 return AdminResponse.json(AutoApproveView(autoApprove: nil))
             }
         }
@@ -48,7 +48,7 @@ struct AdminRoutes: Sendable {
     }
 
     /// Runs a persona operation, mapping its failure to the admin error shape.
-    private func persona(_ body: () async throws(PersonaError) -> Void) async throws(AdminError) {
+    private func mappingPersonaError(_ body: () async throws(PersonaError) -> Void) async throws(AdminError) {
         do { try await body() } catch {
             let notFound: Bool
             if case .notFound = error { notFound = true } else { notFound = false }
@@ -88,7 +88,7 @@ struct AdminRoutes: Sendable {
 
     private func createPersona(_ request: Request) async throws(AdminError) -> Response {
         let created = try await request.adminJSON(maxSize: configuration.maxBodySize).decode(Persona.self)
-        try await persona { () throws(PersonaError) in try await provider.createPersona(created) }
+        try await mappingPersonaError { () throws(PersonaError) in try await provider.createPersona(created) }
         return AdminResponse.json(created, status: .created)
     }
 
@@ -109,13 +109,13 @@ struct AdminRoutes: Sendable {
             throw AdminError(status: .internalServerError, code: "encoding_failed", message: "persona could not be encoded")
         }
         let updated = try currentJSON.merged(with: patch).decode(Persona.self)
-        try await persona { () throws(PersonaError) in try await provider.updatePersona(updated) }
+        try await mappingPersonaError { () throws(PersonaError) in try await provider.updatePersona(updated) }
         return AdminResponse.json(updated)
     }
 
     private func setAutoApprove(_ request: Request) async throws(AdminError) -> Response {
         let value = try await request.adminJSON(maxSize: configuration.maxBodySize).decode(AutoApprove.self)
-        try await persona { () throws(PersonaError) in try await provider.setAutoApprove(value) }
+        try await mappingPersonaError { () throws(PersonaError) in try await provider.setAutoApprove(value) }
         return AdminResponse.json(AutoApproveView(autoApprove: value))
     }
 }
