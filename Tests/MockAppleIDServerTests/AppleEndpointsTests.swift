@@ -98,6 +98,10 @@ struct AppleEndpointsTests {
                 #expect(Harness.hiddenFields(response.text).map(\.0) == ["state", "code", "id_token", "user"])
                 #expect(Harness.field("user", in: response.text) == #"{"name":{"firstName":"Janie","lastName":""},"email":"jane.appleseed@example.com"}"#)
             }
+            try await client.execute(uri: "/auth/authorize?" + Harness.authorizeQuery, method: .get) { response in
+                #expect(response.text.contains("(jane: jane.appleseed@example.com, returning, shares email)"))
+                #expect(response.text.contains("(noemail: no email, first sign-in)"))
+            }
         }
     }
 

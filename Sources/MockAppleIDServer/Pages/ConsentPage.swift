@@ -32,10 +32,11 @@ enum ConsentPage {
     private static func personaOption(_ choice: PersonaChoice, checked: Bool) -> String {
         let persona = choice.persona
         var details = [persona.email ?? "no email"]
-        if let consent = choice.consent {
-            details.append("returning (\(consent.emailChoice == .hide ? "hides" : "shares") email)")
-        } else {
-            details.append("first sign-in, \(persona.emailChoice == .hide ? "hides" : "shares") email by default")
+        let sharing = { (choice: EmailChoice) in choice == .hide ? "hides email" : "shares email" }
+        switch (choice.consent, persona.email) {
+        case let (consent?, _): details.append("returning" + (consent.scopes.contains(.email) ? ", \(sharing(consent.emailChoice))" : ""))
+        case (nil, .some): details.append("first sign-in, \(sharing(persona.emailChoice)) by default")
+        case (nil, nil): details.append("first sign-in")
         }
         if persona.managed { details.append("managed account") }
         let id = HTML.escape(persona.id)
