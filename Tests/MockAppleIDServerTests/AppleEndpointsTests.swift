@@ -117,10 +117,11 @@ struct AppleEndpointsTests {
         }
     }
 
-    @Test("consent form errors: no persona, unknown persona, bad action, bad email_choice, wrong content type")
+    @Test("consent form errors: no persona, unknown persona, bad action, bad email_choice, a field twice, wrong content type")
     func consentErrors() async throws {
         try await Harness.withRouter(try Harness.provider()) { client in
-            for extra in ["&action=continue", "&persona=ghost&action=continue", "&persona=jane&action=maybe", "&persona=jane&email_choice=x&action=continue"] {
+            for extra in ["&action=continue", "&persona=ghost&action=continue", "&persona=jane&action=maybe",
+                          "&persona=jane&email_choice=x&action=continue", "&persona=jane&persona=john&action=continue"] {
                 try await client.execute(uri: "/auth/authorize/consent", method: .post, headers: Harness.formType,
                                          body: ByteBuffer(string: Harness.authorizeQuery + extra)) { response in
                     #expect(response.status == .badRequest, "\(extra)")

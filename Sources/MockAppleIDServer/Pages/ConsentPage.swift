@@ -82,7 +82,10 @@ enum ConsentForm {
 
     /// Reads the decision from a submitted consent form.
     static func decision(from form: FormParameters) -> Result<ConsentDecision, AuthorizeError> {
-        let value = { (name: String) in form.pairs.last { $0.name == name }?.value ?? "" }
+        if let duplicate = form.firstDuplicate(among: [persona, emailChoice, firstName, lastName, action]) {
+            return .failure(AuthorizeError(.invalidRequest, "Invalid request.", reason: "consent form field \(duplicate) is given more than once"))
+        }
+        let value = { (name: String) in form.pairs.first { $0.name == name }?.value ?? "" }
         switch value(action) {
         case "cancel":
             return .success(.cancel)
