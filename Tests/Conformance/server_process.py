@@ -27,29 +27,35 @@ def run_cli(*arguments, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([binary(), *arguments], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
+class Server(str):
+    """A running server's base URL, with the banner `serve` printed (`.banner`)."""
+    banner: str
+
+
 @contextlib.contextmanager
 def serving(*arguments):
-    """Starts `serve --port 0` (plus `arguments`), yields its base URL once it prints it, and stops it
-    with SIGINT, requiring a clean exit."""
+    """Starts `serve --port 0` (plus `arguments`), yields its base URL once the whole start-up banner
+    is printed, and stops it with SIGINT, requiring a clean exit."""
     log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
     process = subprocess.Popen([binary(), "serve", "--port", "0", "--log-level", "notice", *arguments],
                                stdout=subprocess.PIPE, stderr=log, text=True)
     lines: "queue.Queue[str]" = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     deadline = time.monotonic() + START_DEADLINE_SECONDS
-    url = None
-    while url is None:
+    banner: list[str] = []
+    while not banner or not banner[-1].startswith("Press Ctrl-C"):
         remaining = deadline - time.monotonic()
         if remaining <= 0 or process.poll() is not None:
             process.kill()
             raise RuntimeError(f"mock-appleid did not start; log: {pathlib.Path(log.name).read_text()}")
         try:
-            match = re.match(r"mock-appleid listening on (http://\S+)", lines.get(timeout=min(remaining, 1.0)))
-            url = match.group(1) if match else None
+            banner.append(lines.get(timeout=min(remaining, 1.0)).rstrip("\n"))
         except queue.Empty:
             continue
+    server = Server(re.match(r"mock-appleid listening on (http://\S+)", banner[0]).group(1))
+    server.banner = "\n".join(banner)
     try:
-        yield url
+        yield server
     finally:
         process.send_signal(signal.SIGINT)
         try:

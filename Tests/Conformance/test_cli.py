@@ -7,6 +7,17 @@ from appleid import REDIRECT_URI, WEB_CLIENT, authorize_url, form_fields
 from server_process import ROOT, run_cli, serving
 
 
+def test_serve_prints_where_it_listens_the_apps_personas_and_developer_key():
+    with serving("--host", "127.0.0.1") as base_url:
+        assert base_url.startswith("http://127.0.0.1:") and not base_url.endswith(":0")
+        for expected in (f"discovery:   {base_url}/.well-known/openid-configuration",
+                         "client_id com.example.web (web), return URLs:", "      http://localhost:3000/auth/apple/callback",
+                         f"team MOCKTEAM01 key MOCKKEY001: {ROOT / 'Keys' / 'AuthKey_MOCKKEY001.p8'}",
+                         "jane: Jane Appleseed <jane.appleseed@example.com, shares email>", "pat: Pat Managed"):
+            assert expected in base_url.banner, expected
+        assert requests.get(f"{base_url}/__admin/health", timeout=10).json()["status"] == "ok"
+
+
 def test_serve_auto_approve_answers_authorize_at_once():
     with serving("--auto-approve", "john:share") as base_url:
         response = requests.get(authorize_url(base_url), timeout=10)

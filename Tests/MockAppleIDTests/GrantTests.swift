@@ -13,8 +13,8 @@ struct GrantTests {
         let body = try await provider.exchange(code).get().body
         #expect(body["token_type"] == .string("Bearer"))
         #expect(body["expires_in"] == .int(3600))
-        #expect(body["access_token"]?.stringValue?.hasPrefix("a") == true)
-        #expect(body["refresh_token"]?.stringValue?.hasPrefix("r") == true)
+        #expect(body["access_token"]?.stringValue?.wholeMatch(of: /a[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
+        #expect(body["refresh_token"]?.stringValue?.wholeMatch(of: /r[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
         #expect(body["id_token"] != nil)
         guard case let .object(members) = body else { return }
         #expect(members.map(\.0) == ["access_token", "token_type", "expires_in", "refresh_token", "id_token"])
