@@ -19,8 +19,11 @@ extension AppleRoutes {
 
     /// Query parameters followed by the form body, so a parameter given in both counts as duplicated.
     private func postedParameters(_ request: Request) async -> Result<FormParameters, AppleError> {
-        guard case let .success(query) = request.queryForm() else { return request.queryForm() }
-        return await request.urlEncodedForm(maxSize: configuration.maxBodySize).map { FormParameters(query.pairs + $0.pairs) }
+        switch request.queryForm() {
+        case let .failure(error): return .failure(error)
+        case let .success(query):
+            return await request.urlEncodedForm(maxSize: configuration.maxBodySize).map { FormParameters(query.pairs + $0.pairs) }
+        }
     }
 
     private func authorize(_ request: Request, _ context: BasicRequestContext, form: Result<FormParameters, AppleError>) async -> Response {
