@@ -79,7 +79,7 @@ actor ProviderState {
         return .success(ApprovedSignIn(persona: persona, consent: consent, isFirstConsent: existing == nil, authTime: now))
     }
 
-    /// Redeems a code for `clientID`, checking expiry, single use, redirect URI and PKCE in Apple's order.
+    /// Redeems a code for `clientID`, checking in turn: known, unexpired, unused, same client, redirect URI, PKCE.
     func redeem(_ request: CodeExchange, now: Date, limits: GrantLimits, tokens: IssuedTokens) -> Result<RedeemedGrant, AppleError> {
         guard var issued = codes[request.code] else {
             return .failure(AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
