@@ -1,5 +1,3 @@
-import ArgumentParser
-
 /// A failure reported as `Error: <message>` without the usage text (which is for mistyped flags).
 struct CommandError: Error, CustomStringConvertible {
     let description: String

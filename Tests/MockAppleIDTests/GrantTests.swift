@@ -213,11 +213,26 @@ struct GrantTests {
         let provider = try Fixtures.provider()
         let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
         for _ in 0..<10_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
-        #expect(await provider.heldCodeCount() == 10_000)
+        #expect(await provider.heldGrantCounts().codes == 10_000)
         provider.clock.advance(by: 300)
         let live = try await provider.signIn("jane")["code"]!
-        #expect(await provider.heldCodeCount() == 1)
+        #expect(await provider.heldGrantCounts().codes == 1)
         #expect(await provider.exchange(live).failure == nil)
+    }
+
+    @Test("expired access tokens are dropped too when only refreshes come in")
+    func purgeOnRefresh() async throws {
+        let provider = try Fixtures.provider { $0.settings.claims.refreshReturnsIDToken = false }
+        let code = try await provider.signIn("jane", parameters: Fixtures.authorizeParameters(["response_type": "code"]))["code"]!
+        let refreshToken = try await provider.exchange(code).get().body["refresh_token"]!.stringValue!
+        let form = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token",
+                                  "refresh_token": refreshToken])
+        for _ in 0..<9_998 { _ = try await provider.token(form).get() }
+        #expect(await provider.heldGrantCounts() == (codes: 1, accessTokens: 9_999))
+        provider.clock.advance(by: 3600)
+        _ = try await provider.token(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(at: provider.clock.now),
+                                                    "grant_type": "refresh_token", "refresh_token": refreshToken])).get()
+        #expect(await provider.heldGrantCounts() == (codes: 0, accessTokens: 1))
     }
 
     @Test("reset forgets consents, codes and tokens, and restores the clock")

@@ -29,8 +29,8 @@ extension AppleIDProvider {
         return await state.consent(personaID: personaID, groupID: client.groupID)
     }
 
-    /// How many authorization codes the provider holds (expired ones are dropped as it goes).
-    public func heldCodeCount() async -> Int { await state.codeCount }
+    /// How many authorization codes and access tokens the provider holds (expired ones are dropped as it goes).
+    public func heldGrantCounts() async -> (codes: Int, accessTokens: Int) { await state.heldCounts }
 
     /// The team-scoped `sub` of a persona for a client's team.
     public func subject(personaID: String, clientID: String) -> String? {

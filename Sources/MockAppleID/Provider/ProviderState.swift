@@ -9,7 +9,7 @@ actor ProviderState {
     private var refreshGrants: [String: RefreshGrant] = [:]
     private var accessGrants: [String: AccessGrant] = [:]
     private(set) var autoApprove: AutoApprove?
-    /// When the code table reaches this size, expired codes and access tokens are dropped.
+    /// When codes and access tokens held reach this many, expired ones are dropped.
     private var purgeThreshold = ProviderState.minimumPurgeThreshold
     static let minimumPurgeThreshold = 10_000
 
@@ -61,7 +61,7 @@ actor ProviderState {
     func approve(
         _ request: AuthorizationRequest, personaID: String, emailChoice: EmailChoice?, code: String, now: Date, limits: GrantLimits
     ) -> Result<ApprovedSignIn, AuthorizeError> {
-        if codes.count >= purgeThreshold { purgeExpired(now: now, limits: limits) }
+        purgeExpiredIfLarge(now: now, limits: limits)
         guard let persona = persona(personaID) else {
             return .failure(AuthorizeError(.invalidRequest, "Unknown account.", reason: "persona \"\(personaID)\" does not exist"))
         }
@@ -143,6 +143,7 @@ actor ProviderState {
 
     /// Issues a new access token on a refresh token of `clientID`.
     func refresh(_ token: String, clientID: String, accessToken: String, now: Date, limits: GrantLimits) -> Result<RedeemedGrant, AppleError> {
+        purgeExpiredIfLarge(now: now, limits: limits)
         guard let grant = refreshGrants[token] else {
             return .failure(AppleError(.invalidGrant, description: "The token has expired or has been revoked.",
                                        reason: "refresh_token is unknown or was revoked"))
@@ -181,16 +182,18 @@ actor ProviderState {
         return (grant.clientID, grant.consent)
     }
 
-    /// Drops codes and access tokens that can no longer be used (an expired code answers the same
-    /// `invalid_grant` as an unknown one), so long runs do not grow without bound.
-    private func purgeExpired(now: Date, limits: GrantLimits) {
+    /// Once many are held, drops codes and access tokens that can no longer be used (an expired
+    /// code answers the same `invalid_grant` as an unknown one), so that long runs of sign-ins or of
+    /// refreshes do not grow without bound. Called by every transition that adds either.
+    private func purgeExpiredIfLarge(now: Date, limits: GrantLimits) {
+        guard codes.count + accessGrants.count >= purgeThreshold else { return }
         codes = codes.filter { now < $0.value.issuedAt.addingTimeInterval(limits.codeLifetime) }
         accessGrants = accessGrants.filter { $0.value.expiresAt > now }
-        purgeThreshold = max(Self.minimumPurgeThreshold, codes.count * 2)
+        purgeThreshold = max(Self.minimumPurgeThreshold, (codes.count + accessGrants.count) * 2)
     }
 
-    /// How many codes are held (for tests of the purge).
-    var codeCount: Int { codes.count }
+    /// How many codes and access tokens are held.
+    var heldCounts: (codes: Int, accessTokens: Int) { (codes.count, accessGrants.count) }
 
     private func revokeConsent(_ key: ConsentKey) {
         consents[key] = nil
