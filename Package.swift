@@ -71,6 +71,7 @@ let package = Package(
                 "MockAppleIDServer",
                 "MockAppleIDTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ]

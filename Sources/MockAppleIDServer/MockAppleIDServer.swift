@@ -3,20 +3,35 @@ import Logging
 import MockAppleID
 import ServiceLifecycle
 
-/// The HTTP server: Apple's endpoints and the admin API over one ``AppleIDProvider``.
+/// The HTTP server: Apple's endpoints and the admin API over one ``AppleIDProvider``, with the
+/// services that run beside them (the clock driver, the request log). A swift-service-lifecycle
+/// `Service`: run it in a `ServiceGroup` (or with ``makeServiceGroup(handlesSignals:)``); graceful
+/// shutdown lets in-flight requests finish.
 ///
 /// ```swift
 /// let provider = try AppleIDProvider(scenario: try BuiltInScenario.load())
-/// let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(port: 0))
-/// try await server.run { running in print(running.baseURL) }
+/// let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(port: 0)) { running in
+///     print(running.baseURL)
+/// }
+/// try await server.makeServiceGroup(handlesSignals: true).run()
 /// ```
-public struct MockAppleIDServer: Sendable {
+public struct MockAppleIDServer: Service {
     public let provider: AppleIDProvider
     public let configuration: ServerConfiguration
+    let logger: Logger
+    let onRunning: @Sendable (RunningServer) async -> Void
 
-    public init(provider: AppleIDProvider, configuration: ServerConfiguration = ServerConfiguration()) {
+    /// A server for `provider`; `onRunning` is told the bound address once it listens.
+    public init(
+        provider: AppleIDProvider, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil,
+        onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }
+    ) {
         self.provider = provider
         self.configuration = configuration
+        var log = logger ?? Logger(label: "mock-appleid")
+        log.logLevel = configuration.logLevel
+        self.logger = log
+        self.onRunning = onRunning
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
@@ -27,14 +42,12 @@ public struct MockAppleIDServer: Sendable {
         return router
     }
 
-    /// A Hummingbird application listening as configured; `onRunning` is told the bound address.
-    public func makeApplication(
-        logger: Logger? = nil, onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
-        var log = logger ?? Logger(label: "mock-appleid")
-        log.logLevel = configuration.logLevel
+    /// A Hummingbird application listening as configured (Apple's endpoints and the admin API only;
+    /// ``run()`` adds the clock driver and the request log).
+    public func makeApplication() -> some ApplicationProtocol {
         let host = configuration.host
         let publicBaseURL = configuration.publicBaseURL
+        let onRunning = self.onRunning
         return Application(
             router: makeRouter(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
@@ -42,21 +55,30 @@ public struct MockAppleIDServer: Sendable {
                 let port = channel.localAddress?.port ?? 0
                 await onRunning(RunningServer(host: host, port: port, publicBaseURL: publicBaseURL))
             },
-            logger: log)
+            logger: logger)
     }
 
-    /// A service group running the server: `run()` it, and end it with `triggerGracefulShutdown()`
-    /// (in-flight requests finish first). With `handlesSignals`, SIGINT and SIGTERM end it too.
-    public func makeServiceGroup(
-        logger: Logger? = nil, handlesSignals: Bool = false,
-        onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }
-    ) -> ServiceGroup {
-        var log = logger ?? Logger(label: "mock-appleid")
-        log.logLevel = configuration.logLevel
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [makeApplication(logger: log, onRunning: onRunning)],
-            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
-            logger: log))
+    /// Serves until graceful shutdown (or cancellation); the clock driver and the request log run
+    /// beside the listener and stop with it.
+    public func run() async throws {
+        let application = makeApplication()
+        let clock = provider.clock
+        let events = provider.world.events
+        let logger = self.logger
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            group.addTask { await ClockDriver(clock: clock).run() }
+            group.addTask { await RequestLog(events: events, logger: logger).run() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// A service group running this server: `run()` it, and end it with `triggerGracefulShutdown()`.
+    /// With `handlesSignals`, SIGINT and SIGTERM end it too.
+    public func makeServiceGroup(handlesSignals: Bool = false) -> ServiceGroup {
+        ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [self], gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger))
     }
 }
 

@@ -23,13 +23,13 @@ public struct TokenSet: Sendable {
 
 /// Why a headless sign-in failed.
 public enum SignInError: Error, CustomStringConvertible {
-    case rejected(AuthorizeError)
+    case rejected(AppleError)
     case exchangeFailed(AppleError)
     case unexpectedResponse(String)
 
     public var description: String {
         switch self {
-        case let .rejected(error): return "authorize refused: \(error.code.rawValue) \(error.message) (\(error.reason))"
+        case let .rejected(error): return "authorize refused: \(error.code.rawValue) \(error.pageMessage) (\(error.reason))"
         case let .exchangeFailed(error): return "code exchange failed: \(error.code.rawValue) (\(error.reason))"
         case let .unexpectedResponse(detail): return "unexpected response: \(detail)"
         }
@@ -54,9 +54,8 @@ extension MockAppleIDTestServer {
         if let state { pairs.append(.init("state", state)) }
         let decision = ConsentDecision.approve(personaID: persona, emailChoice: emailChoice, name: name)
         let delivery: AuthorizationDelivery
-        switch await provider.completeAuthorization(FormParameters(pairs), decision: decision) {
-        case let .failure(error): throw SignInError.rejected(error)
-        case let .success((value, _)): delivery = value
+        do { delivery = try provider.completeAuthorization(FormParameters(pairs), decision: decision) } catch {
+            throw SignInError.rejected(error)
         }
         guard let code = delivery["code"] else { throw SignInError.unexpectedResponse("no code in \(delivery.fields.urlEncoded)") }
         var tokens: TokenSet?
@@ -72,14 +71,11 @@ extension MockAppleIDTestServer {
             .init("grant_type", "authorization_code"), .init("code", code),
         ]
         if let redirectURI { pairs.append(.init("redirect_uri", redirectURI)) }
-        switch await provider.token(FormParameters(pairs)) {
-        case let .failure(error):
-            throw SignInError.exchangeFailed(error)
-        case let .success(success):
-            guard let access = success.body["access_token"]?.stringValue, let refresh = success.body["refresh_token"]?.stringValue,
-                  let idToken = success.body["id_token"]?.stringValue, let expires = success.body["expires_in"]?.int64Value
-            else { throw SignInError.unexpectedResponse(success.body.serialized) }
-            return TokenSet(accessToken: access, refreshToken: refresh, idToken: idToken, expiresIn: Int(expires))
-        }
+        let body: JSONValue
+        do { body = try provider.token(FormParameters(pairs)) } catch { throw SignInError.exchangeFailed(error) }
+        guard let access = body["access_token"]?.stringValue, let refresh = body["refresh_token"]?.stringValue,
+              let idToken = body["id_token"]?.stringValue, let expires = body["expires_in"]?.int64Value
+        else { throw SignInError.unexpectedResponse(body.serialized) }
+        return TokenSet(accessToken: access, refreshToken: refresh, idToken: idToken, expiresIn: Int(truncatingIfNeeded: expires))
     }
 }

@@ -35,9 +35,11 @@ public struct MockAppleIDTestServer: Sendable {
     ) async throws -> T {
         let provider = try AppleIDProvider(scenario: scenario ?? BuiltInScenario.load(), clock: clock)
         let signer = try clientSecret ?? defaultClientSecret()
-        let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel))
         let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
-        let serviceGroup = server.makeServiceGroup { running in continuation.yield(running) }
+        let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel)) {
+            running in continuation.yield(running)
+        }
+        let serviceGroup = server.makeServiceGroup()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { continuation.finish() }

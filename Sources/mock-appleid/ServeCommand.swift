@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let autoApprove {
             let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
             let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow(ValidationError("--auto-approve choice must be share or hide")) : nil
-            do { try await provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice)) } catch {
+            do { try provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice)) } catch {
                 throw CommandError("--auto-approve: \(error.description)")
             }
         }
@@ -39,12 +39,11 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
-        let server = MockAppleIDServer(provider: provider, configuration: configuration)
         let source = scenario.scenario ?? BuiltInScenario.fileName
-        let group = server.makeServiceGroup(handlesSignals: true) { running in
-            let banner = await StartupBanner(provider: provider, running: running, scenarioSource: source).text
+        let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
+            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
-        try await group.run()
+        try await server.makeServiceGroup(handlesSignals: true).run()
     }
 }

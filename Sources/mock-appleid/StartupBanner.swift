@@ -10,7 +10,7 @@ struct StartupBanner {
     let scenarioSource: String
 
     var text: String {
-        get async {
+        do {
             let base = running.baseURL
             var lines = [
                 "mock-appleid listening on \(base)",
@@ -36,11 +36,11 @@ struct StartupBanner {
                 }
             }
             lines += ["", "Personas:"]
-            for persona in await provider.personas() {
+            for persona in provider.personas() {
                 let email = persona.email.map { "\($0), \(persona.emailChoice == .hide ? "hides" : "shares") email" } ?? "no email"
                 lines.append("  \(persona.id): \(persona.firstName) \(persona.lastName) <\(email)>\(persona.managed ? ", managed" : "")")
             }
-            if let auto = await provider.autoApprove() {
+            if let auto = provider.autoApprove() {
                 lines += ["", "Auto-approve: on, as \(auto.persona)\(auto.emailChoice.map { " (\($0.rawValue) email)" } ?? "")"]
             }
             lines.append("\nPress Ctrl-C to stop.")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockAppleID
@@ -49,6 +50,46 @@ struct AdminAPITests {
                     #expect(response.json?["message"] != nil)
                 }
             }
+        }
+    }
+
+    @Test("clock: out-of-range and non-finite times are a 400 naming the limit, and sign-in keeps working", arguments: [
+        #"{"set":1e300}"#, #"{"set":-1e300}"#, #"{"set":9.2e18}"#, #"{"advance":1e300}"#, #"{"advance":-1e300}"#,
+        #"{"set":253402300800}"#, #"{"set":"10000-01-01T00:00:00Z"}"#,
+    ])
+    func clockRange(_ body: String) async throws {
+        let provider = try Harness.provider()
+        try await Harness.withRouter(provider) { client in
+            _ = try await TokenEndpointTests.code(client)
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: Self.json, body: ByteBuffer(string: body)) { response in
+                #expect(response.status == .badRequest)
+                let message = response.json?["message"]?.stringValue ?? ""
+                #expect(message.contains("9999") || message.contains("100 years") || message.contains("ISO 8601"), "\(message)")
+            }
+            #expect(provider.clock.now == Harness.start)
+            let code = try await TokenEndpointTests.code(client)
+            try await client.execute(uri: "/auth/token", method: .post, headers: Harness.formType, body: Harness.form([
+                "client_id": Harness.webClient, "client_secret": Harness.secret(), "grant_type": "authorization_code", "code": code,
+                "redirect_uri": Harness.redirect,
+            ])) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("admin writes refuse cross-site browsers and non-JSON bodies")
+    func crossSite() async throws {
+        let provider = try Harness.provider()
+        try await Harness.withRouter(provider) { client in
+            let plain: HTTPFields = [.contentType: "text/plain"]
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: plain, body: ByteBuffer(string: #"{"advance":60}"#)) {
+                #expect($0.status == .unsupportedMediaType)
+            }
+            let crossSite: HTTPFields = [.contentType: "application/json", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
+            try await client.execute(uri: "/__admin/reset", method: .post, headers: crossSite) { #expect($0.status == .forbidden) }
+            let otherOrigin: HTTPFields = [.contentType: "application/json", HTTPField.Name("Origin")!: "https://evil.example"]
+            try await client.execute(uri: "/__admin/clock", method: .post, headers: otherOrigin, body: ByteBuffer(string: #"{"advance":60}"#)) {
+                #expect($0.status == .forbidden)
+            }
+            #expect(provider.clock.now == Harness.start)
         }
     }
 

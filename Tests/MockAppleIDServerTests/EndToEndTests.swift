@@ -45,9 +45,9 @@ struct EndToEndTests {
             try await server.provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: "kim@example.com"))
             let kim = try await server.signIn(persona: "kim", name: PersonName(firstName: "K", lastName: "L"))
             #expect(kim.user == #"{"name":{"firstName":"K","lastName":"L"},"email":"kim@example.com"}"#)
-            server.clock.advance(by: 301)
+            try server.clock.advance(by: 301)
             let stale = try await server.signIn(persona: "jane", exchange: false)
-            server.clock.advance(by: 301)
+            try server.clock.advance(by: 301)
             await #expect(throws: SignInError.self) {
                 try await server.exchangeCode(stale.code, clientID: "com.example.web", redirectURI: "http://localhost:3000/auth/apple/callback")
             }

@@ -6,13 +6,13 @@ import Testing
 struct AuthorizationValidatorTests {
     let validator = AuthorizationValidator(directory: try! AppleIDProvider(scenario: Fixtures.scenario()).directory)
 
-    func error(_ overrides: [String: String?]) -> AuthorizeError? {
-        validator.validate(Fixtures.authorizeParameters(overrides)).failure
+    func error(_ overrides: [String: String?]) -> AppleError? {
+        validator.result(Fixtures.authorizeParameters(overrides)).failure
     }
 
     @Test("a complete web request passes")
     func valid() throws {
-        let request = try validator.validate(Fixtures.authorizeParameters()).get()
+        let request = try validator.result(Fixtures.authorizeParameters()).get()
         #expect(request.client.id == Fixtures.webClient)
         #expect(request.includesIDToken)
         #expect(request.responseMode == .formPost)
@@ -35,17 +35,17 @@ struct AuthorizationValidatorTests {
     func redirectURI(_ uri: String?) {
         let failure = error(["redirect_uri": uri])
         #expect(failure?.code == .invalidRequest)
-        #expect(failure?.message == "Invalid web redirect url.")
+        #expect(failure?.pageMessage == "Invalid web redirect url.")
     }
 
     @Test("a bundle id has no return URLs")
     func nativeClientOnWeb() {
-        #expect(error(["client_id": "com.example.app"])?.message == "Invalid web redirect url.")
+        #expect(error(["client_id": "com.example.app"])?.pageMessage == "Invalid web redirect url.")
     }
 
     @Test("response_type is code or code id_token", arguments: ["id_token", "token", "", "code token"])
     func responseType(_ value: String) {
-        #expect(error(["response_type": value])?.message == "Invalid response type")
+        #expect(error(["response_type": value])?.pageMessage == "Invalid response type")
     }
 
     @Test("response_type accepts either order of code and id_token")
@@ -56,12 +56,12 @@ struct AuthorizationValidatorTests {
     @Test("name or email scope requires form_post", arguments: ["query", "fragment", nil] as [String?])
     func scopesForceFormPost(_ mode: String?) {
         let failure = error(["response_mode": mode, "response_type": "code"])
-        #expect(failure?.message == "response_mode must be form_post when name or email scope is requested.")
+        #expect(failure?.pageMessage == "response_mode must be form_post when name or email scope is requested.")
     }
 
     @Test("without scopes, query and fragment are allowed; query defaults for code")
     func noScopes() throws {
-        let request = try validator.validate(Fixtures.authorizeParameters(["scope": nil, "response_mode": nil, "response_type": "code"])).get()
+        let request = try validator.result(Fixtures.authorizeParameters(["scope": nil, "response_mode": nil, "response_type": "code"])).get()
         #expect(request.responseMode == .query)
         #expect(request.scopes.isEmpty)
         #expect(error(["scope": nil, "response_mode": "fragment", "response_type": "code"]) == nil)
@@ -69,37 +69,37 @@ struct AuthorizationValidatorTests {
 
     @Test("code id_token cannot use query")
     func idTokenNotInQuery() {
-        #expect(error(["scope": nil, "response_mode": "query"])?.message == "Invalid response mode")
+        #expect(error(["scope": nil, "response_mode": "query"])?.pageMessage == "Invalid response mode")
     }
 
     @Test("unknown response_mode values are refused", arguments: ["web_message", "post", "FORM_POST"])
     func unknownMode(_ mode: String) {
-        #expect(error(["response_mode": mode])?.message == "Invalid response mode")
+        #expect(error(["response_mode": mode])?.pageMessage == "Invalid response mode")
     }
 
     @Test("scopes other than name, email and openid are refused", arguments: ["profile", "name email profile", "offline_access"])
     func invalidScope(_ scope: String) {
-        #expect(error(["scope": scope])?.message == "Invalid client scope")
+        #expect(error(["scope": scope])?.pageMessage == "Invalid client scope")
     }
 
     @Test("openid is accepted and has no effect")
     func openidScope() throws {
-        let request = try validator.validate(Fixtures.authorizeParameters(["scope": "openid email name"])).get()
+        let request = try validator.result(Fixtures.authorizeParameters(["scope": "openid email name"])).get()
         #expect(request.scopes == [.name, .email])
     }
 
     @Test("a parameter given twice is invalid_request")
     func duplicates() {
         let parameters = FormParameters(Fixtures.authorizeParameters().pairs + [.init("state", "again")])
-        #expect(validator.validate(parameters).failure?.code == .invalidRequest)
+        #expect(validator.result(parameters).failure?.code == .invalidRequest)
     }
 
     @Test("PKCE: S256 or plain, well-formed challenge, no method without a challenge")
     func pkce() throws {
         let challenge = String(repeating: "a", count: 43)
-        #expect(try validator.validate(Fixtures.authorizeParameters(["code_challenge": challenge, "code_challenge_method": "S256"])).get()
+        #expect(try validator.result(Fixtures.authorizeParameters(["code_challenge": challenge, "code_challenge_method": "S256"])).get()
             .codeChallenge == PKCEChallenge(challenge: challenge, method: .s256))
-        #expect(try validator.validate(Fixtures.authorizeParameters(["code_challenge": challenge])).get().codeChallenge?.method == .plain)
+        #expect(try validator.result(Fixtures.authorizeParameters(["code_challenge": challenge])).get().codeChallenge?.method == .plain)
         #expect(error(["code_challenge": challenge, "code_challenge_method": "S512"])?.code == .invalidRequest)
         #expect(error(["code_challenge": "short"])?.code == .invalidRequest)
         #expect(error(["code_challenge_method": "S256"])?.code == .invalidRequest)

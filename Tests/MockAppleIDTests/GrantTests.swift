@@ -10,7 +10,7 @@ struct GrantTests {
         let provider = try Fixtures.provider()
         let code = try await provider.signIn("jane")["code"]!
         #expect(code.wholeMatch(of: /c[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
-        let body = try await provider.exchange(code).get().body
+        let body = try await provider.exchange(code).get()
         #expect(body["token_type"] == .string("Bearer"))
         #expect(body["expires_in"] == .int(3600))
         #expect(body["access_token"]?.stringValue?.wholeMatch(of: /a[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
@@ -24,11 +24,11 @@ struct GrantTests {
     func reusedCode() async throws {
         let provider = try Fixtures.provider()
         let code = try await provider.signIn("jane")["code"]!
-        let first = try await provider.exchange(code).get().body
+        let first = try await provider.exchange(code).get()
         let second = await provider.exchange(code).failure
         #expect(second?.code == .invalidGrant)
         #expect(second?.description == "The code has already been used.")
-        let refresh = await provider.token(Fixtures.form([
+        let refresh = provider.tokenResult(Fixtures.form([
             "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token",
             "refresh_token": first["refresh_token"]!.stringValue!,
         ]))
@@ -39,10 +39,10 @@ struct GrantTests {
     func expiry() async throws {
         let provider = try Fixtures.provider()
         let fresh = try await provider.signIn("jane")["code"]!
-        provider.clock.advance(by: 299)
+        try provider.clock.advance(by: 299)
         #expect(await provider.exchange(fresh).failure == nil)
         let late = try await provider.signIn("jane")["code"]!
-        provider.clock.advance(by: 300)
+        try provider.clock.advance(by: 300)
         let failure = await provider.exchange(late).failure
         #expect(failure?.code == .invalidGrant)
         #expect(failure?.description == "The code has expired or has been revoked.")
@@ -102,17 +102,17 @@ struct GrantTests {
     func refreshAndRevoke() async throws {
         let provider = try Fixtures.provider()
         let code = try await provider.signIn("jane")["code"]!
-        let refreshToken = try await provider.exchange(code).get().body["refresh_token"]!.stringValue!
+        let refreshToken = try await provider.exchange(code).get()["refresh_token"]!.stringValue!
         let refreshForm = Fixtures.form([
             "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token", "refresh_token": refreshToken,
         ])
-        let refreshed = try await provider.token(refreshForm).get().body
+        let refreshed = try provider.tokenResult(refreshForm).get()
         guard case let .object(members) = refreshed else { Issue.record("not an object"); return }
         #expect(members.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
         let revoke = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refreshToken,
                                     "token_type_hint": "refresh_token"])
-        #expect(await provider.revoke(revoke).failure == nil)
-        #expect(await provider.token(refreshForm).failure?.code == .invalidGrant)
+        #expect(provider.revokeResult(revoke).failure == nil)
+        #expect(provider.tokenResult(refreshForm).failure?.code == .invalidGrant)
         #expect(await provider.consent(personaID: "jane", clientID: Fixtures.webClient) == nil)
     }
 
@@ -120,24 +120,24 @@ struct GrantTests {
     func revokeOutcomes() async throws {
         let provider = try Fixtures.provider()
         let code = try await provider.signIn("jane")["code"]!
-        let access = try await provider.exchange(code).get().body["access_token"]!.stringValue!
+        let access = try await provider.exchange(code).get()["access_token"]!.stringValue!
         let staging = "com.example.web.staging"
         let otherClient = Fixtures.form(["client_id": staging, "client_secret": Fixtures.secret(for: staging), "token": access])
-        #expect(try await provider.revoke(otherClient).get().contains("nothing revoked"))
+        #expect(try provider.revokeResult(otherClient).get().contains("nothing revoked"))
         #expect(await provider.consent(personaID: "jane", clientID: Fixtures.webClient) != nil)
         let own = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": access,
                                  "token_type_hint": "access_token"])
-        #expect(try await provider.revoke(own).get().contains("revoked persona jane"))
-        #expect(try await provider.revoke(own).get().contains("unknown"))
+        #expect(try provider.revokeResult(own).get().contains("consent of persona jane to app group com.example.app revoked"))
+        #expect(try provider.revokeResult(own).get().contains("unknown"))
     }
 
     @Test("revoke checks the client secret and the hint")
     func revokeErrors() async throws {
         let provider = try Fixtures.provider()
-        #expect(await provider.revoke(Fixtures.form([:])).failure?.code == .invalidClient)
-        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": "x", "token": "t"])).failure?.code == .invalidClient)
-        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret()])).failure?.code == .invalidRequest)
-        #expect(await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": "t",
+        #expect(provider.revokeResult(Fixtures.form([:])).failure?.code == .invalidClient)
+        #expect(provider.revokeResult(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": "x", "token": "t"])).failure?.code == .invalidClient)
+        #expect(provider.revokeResult(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret()])).failure?.code == .invalidRequest)
+        #expect(provider.revokeResult(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": "t",
                                                      "token_type_hint": "id_token"])).failure?.code == .invalidRequest)
     }
 
@@ -145,12 +145,12 @@ struct GrantTests {
     func tokenRequestErrors() async throws {
         let provider = try Fixtures.provider()
         let base = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret()])
-        #expect(await provider.token(base).failure?.code == .invalidRequest)
-        #expect(await provider.token(FormParameters(base.pairs + [.init("grant_type", "password")])).failure?.code == .unsupportedGrantType)
-        #expect(await provider.token(FormParameters(base.pairs + [.init("grant_type", "authorization_code")])).failure?.code == .invalidRequest)
+        #expect(provider.tokenResult(base).failure?.code == .invalidRequest)
+        #expect(provider.tokenResult(FormParameters(base.pairs + [.init("grant_type", "password")])).failure?.code == .unsupportedGrantType)
+        #expect(provider.tokenResult(FormParameters(base.pairs + [.init("grant_type", "authorization_code")])).failure?.code == .invalidRequest)
         let twice = FormParameters(base.pairs + [.init("grant_type", "refresh_token"), .init("grant_type", "refresh_token")])
-        #expect(await provider.token(twice).failure?.code == .invalidRequest)
-        #expect(await provider.token(Fixtures.form(["client_id": "nope", "client_secret": Fixtures.secret()])).failure?.code == .invalidClient)
+        #expect(provider.tokenResult(twice).failure?.code == .invalidRequest)
+        #expect(provider.tokenResult(Fixtures.form(["client_id": "nope", "client_secret": Fixtures.secret()])).failure?.code == .invalidClient)
     }
 
     @Test("user is sent on first consent only, and again after revocation")
@@ -161,8 +161,8 @@ struct GrantTests {
         let second = try await provider.signIn("jane")
         #expect(second["user"] == nil)
         #expect(second["state"] == "st4te")
-        let refresh = try await provider.exchange(second["code"]!).get().body["refresh_token"]!.stringValue!
-        _ = await provider.revoke(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refresh]))
+        let refresh = try await provider.exchange(second["code"]!).get()["refresh_token"]!.stringValue!
+        _ = provider.revokeResult(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refresh]))
         #expect(try await provider.signIn("jane")["user"] != nil)
     }
 
@@ -179,19 +179,19 @@ struct GrantTests {
     @Test("cancel delivers user_cancelled_authorize with state and no code")
     func cancel() async throws {
         let provider = try Fixtures.provider()
-        let (delivery, _) = try await provider.completeAuthorization(Fixtures.authorizeParameters(), decision: .cancel).get()
+        let delivery = try provider.completeResult(Fixtures.authorizeParameters(), decision: .cancel).get()
         #expect(delivery.fields.pairs == [.init("state", "st4te"), .init("error", "user_cancelled_authorize")])
     }
 
     @Test("auto-approve answers authorize at once; without it a consent prompt comes back")
     func autoApprove() async throws {
         let provider = try Fixtures.provider()
-        guard case let .consentRequired(prompt) = await provider.authorize(Fixtures.authorizeParameters()) else {
+        guard case let .consentRequired(prompt) = try provider.authorize(Fixtures.authorizeParameters()) else {
             Issue.record("expected a consent prompt"); return
         }
         #expect(prompt.choices.map(\.persona.id) == ["jane", "john", "noemail", "pat"])
         try await provider.setAutoApprove(AutoApprove(persona: "john", emailChoice: .share))
-        guard case let .delivered(delivery, _) = await provider.authorize(Fixtures.authorizeParameters()) else {
+        guard case let .delivered(delivery) = try provider.authorize(Fixtures.authorizeParameters()) else {
             Issue.record("expected a delivery"); return
         }
         #expect(delivery["user"]?.contains("john.hidden@example.com") == true)
@@ -214,7 +214,7 @@ struct GrantTests {
         let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
         for _ in 0..<10_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
         #expect(await provider.heldGrantCounts().codes == 10_000)
-        provider.clock.advance(by: 300)
+        try provider.clock.advance(by: 300)
         let live = try await provider.signIn("jane")["code"]!
         #expect(await provider.heldGrantCounts().codes == 1)
         #expect(await provider.exchange(live).failure == nil)
@@ -224,13 +224,13 @@ struct GrantTests {
     func purgeOnRefresh() async throws {
         let provider = try Fixtures.provider { $0.settings.claims.refreshReturnsIDToken = false }
         let code = try await provider.signIn("jane", parameters: Fixtures.authorizeParameters(["response_type": "code"]))["code"]!
-        let refreshToken = try await provider.exchange(code).get().body["refresh_token"]!.stringValue!
+        let refreshToken = try await provider.exchange(code).get()["refresh_token"]!.stringValue!
         let form = Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token",
                                   "refresh_token": refreshToken])
-        for _ in 0..<9_998 { _ = try await provider.token(form).get() }
+        for _ in 0..<9_998 { _ = try provider.tokenResult(form).get() }
         #expect(await provider.heldGrantCounts() == (codes: 1, accessTokens: 9_999))
-        provider.clock.advance(by: 3600)
-        _ = try await provider.token(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(at: provider.clock.now),
+        try provider.clock.advance(by: 3600)
+        _ = try provider.tokenResult(Fixtures.form(["client_id": Fixtures.webClient, "client_secret": Fixtures.secret(at: provider.clock.now),
                                                     "grant_type": "refresh_token", "refresh_token": refreshToken])).get()
         #expect(await provider.heldGrantCounts() == (codes: 0, accessTokens: 1))
     }

@@ -33,17 +33,17 @@ struct IdentityTokenTests {
     func tokenEndpointTokens() async throws {
         let provider = try Fixtures.provider()
         let code = try await provider.signIn("jane")["code"]!
-        provider.clock.advance(by: 30)
-        let body = try await provider.exchange(code).get().body
+        try provider.clock.advance(by: 30)
+        let body = try await provider.exchange(code).get()
         let exchanged = try claims(of: body["id_token"]!.stringValue!)
         #expect(claimOrder(body["id_token"]!.stringValue!) == ["iss", "aud", "exp", "iat", "sub", "nonce", "at_hash", "email", "email_verified", "auth_time", "nonce_supported"])
         #expect(exchanged["at_hash"] == .string(TokenHash.of(body["access_token"]!.stringValue!)))
         #expect(exchanged["auth_time"] == .int(Int64(Fixtures.start.timeIntervalSince1970)))
         #expect(exchanged["iat"] == .int(Int64(Fixtures.start.timeIntervalSince1970) + 30))
-        let refreshed = try await provider.token(Fixtures.form([
+        let refreshed = try provider.tokenResult(Fixtures.form([
             "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(at: provider.clock.now), "grant_type": "refresh_token",
             "refresh_token": body["refresh_token"]!.stringValue!,
-        ])).get().body
+        ])).get()
         let refreshClaims = try claims(of: refreshed["id_token"]!.stringValue!)
         #expect(claimOrder(refreshed["id_token"]!.stringValue!) == ["iss", "aud", "exp", "iat", "sub", "at_hash", "email", "email_verified"])
         #expect(refreshClaims["at_hash"] == .string(TokenHash.of(refreshed["access_token"]!.stringValue!)))
@@ -149,10 +149,10 @@ struct IdentityTokenTests {
     func refreshWithoutIDToken() async throws {
         let provider = try Fixtures.provider { $0.settings.claims.refreshReturnsIDToken = false }
         let code = try await provider.signIn("jane")["code"]!
-        let refresh = try await provider.exchange(code).get().body["refresh_token"]!.stringValue!
-        let body = try await provider.token(Fixtures.form([
+        let refresh = try await provider.exchange(code).get()["refresh_token"]!.stringValue!
+        let body = try provider.tokenResult(Fixtures.form([
             "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token", "refresh_token": refresh,
-        ])).get().body
+        ])).get()
         #expect(body["id_token"] == nil)
         #expect(body["access_token"] != nil)
     }

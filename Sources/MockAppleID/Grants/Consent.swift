@@ -2,7 +2,7 @@ import Foundation
 
 /// A persona's consent to an app group, given once at first sign-in and kept until revoked.
 /// What it granted (name, email and the share/hide choice) shapes every later token.
-public struct Consent: Sendable, Equatable {
+public struct Consent: Sendable, Equatable, Codable {
     public let personaID: String
     public let groupID: String
     /// Scopes granted at first consent; `email` only if the persona had an address to give.
@@ -12,7 +12,7 @@ public struct Consent: Sendable, Equatable {
 }
 
 /// Identifies a consent: one per persona per app group.
-struct ConsentKey: Hashable {
+struct ConsentKey: Hashable, Sendable, Codable {
     let personaID: String
     let groupID: String
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An authorization code: single use, bound to client, redirect URI and PKCE challenge.
-struct IssuedCode: Sendable {
+struct IssuedCode: Sendable, Codable {
     let code: String
     let clientID: String
     let consent: ConsentKey
@@ -11,11 +11,13 @@ struct IssuedCode: Sendable {
     let challenge: PKCEChallenge?
     let issuedAt: Date
     let authTime: Date
+    /// `real_user_status` of a native first authorization (its exchange may carry it); nil otherwise.
+    let realUserStatus: RealUserStatus?
     var redeemed: Bool = false
 }
 
 /// A refresh token: valid until revoked, together with the consent it came from.
-struct RefreshGrant: Sendable {
+struct RefreshGrant: Sendable, Codable {
     let token: String
     let clientID: String
     let consent: ConsentKey
@@ -23,7 +25,7 @@ struct RefreshGrant: Sendable {
 }
 
 /// An access token: good for `/auth/revoke` (and user migration) for an hour.
-struct AccessGrant: Sendable {
+struct AccessGrant: Sendable, Codable {
     let token: String
     let clientID: String
     let consent: ConsentKey

@@ -1,36 +1,38 @@
 /// Turns a persona and their consent into what tokens and the `user` field say about them.
 enum IdentityResolver {
-    /// The claims-level identity of `persona` signed in to `client` under `consent`.
-    static func identity(of persona: Persona, consent: Consent, client: Client) -> SignedInIdentity {
+    /// The claims-level identity of `persona` (whose account key is `account`, see
+    /// ``WorldState/accountKey(_:)``) signed in to `client` as `subject` under `consent`.
+    static func identity(of persona: Persona, account: String, subject: String, consent: Consent, client: Client,
+                         realUserStatus: RealUserStatus? = nil) -> SignedInIdentity {
         SignedInIdentity(
             clientID: client.id,
-            subject: AppleIdentifiers.subject(teamID: client.teamID, personaID: persona.id),
-            email: email(of: persona, consent: consent, teamID: client.teamID),
-            realUserStatus: nil,
+            subject: subject,
+            email: email(of: persona, account: account, consent: consent, teamID: client.teamID),
+            realUserStatus: realUserStatus,
             orgID: persona.managed ? persona.orgID : nil)
     }
 
     /// The email claim: the real address when shared, the team's relay address when hidden,
     /// nothing when the email scope was not granted at first consent.
-    static func email(of persona: Persona, consent: Consent, teamID: String) -> EmailClaim? {
+    static func email(of persona: Persona, account: String, consent: Consent, teamID: String) -> EmailClaim? {
         guard consent.scopes.contains(.email), let address = persona.email else { return nil }
         switch consent.emailChoice {
         case .share:
             return EmailClaim(address: address, verified: persona.emailVerified, isPrivate: false)
         case .hide:
-            return EmailClaim(address: AppleIdentifiers.relayEmail(teamID: teamID, personaID: persona.id),
+            return EmailClaim(address: AppleIdentifiers.relayEmail(teamID: teamID, personaID: account),
                               verified: true, isPrivate: true)
         }
     }
 
     /// The `user` JSON string of a first consent: `{"name":{"firstName":…,"lastName":…},"email":…}`,
     /// with keys only for the scopes granted.
-    static func userJSON(persona: Persona, consent: Consent, name: PersonName, teamID: String) -> String {
+    static func userJSON(persona: Persona, account: String, consent: Consent, name: PersonName, teamID: String) -> String {
         var members: [(String, JSONValue)] = []
         if consent.scopes.contains(.name) {
             members.append(("name", .object([("firstName", .string(name.firstName)), ("lastName", .string(name.lastName))])))
         }
-        if let email = email(of: persona, consent: consent, teamID: teamID) {
+        if let email = email(of: persona, account: account, consent: consent, teamID: teamID) {
             members.append(("email", .string(email.address)))
         }
         return JSONValue.object(members).serialized
@@ -38,7 +40,7 @@ enum IdentityResolver {
 }
 
 /// A name as the user typed it on the consent page (free text Apple passes through unchecked).
-public struct PersonName: Sendable, Equatable {
+public struct PersonName: Sendable, Equatable, Codable {
     public var firstName: String
     public var lastName: String
 

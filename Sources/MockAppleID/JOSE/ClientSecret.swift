@@ -17,11 +17,11 @@ public struct ClientSecret: Sendable {
 
     /// A secret for `clientID` issued at `issuedAt` and valid for `lifetime` seconds.
     public func make(clientID: String, issuedAt: Date, lifetime: TimeInterval = 3600, audience: String = "https://appleid.apple.com") throws -> String {
-        let iat = Int64(issuedAt.timeIntervalSince1970)
+        let iat = TimeRange.wholeSeconds(issuedAt.timeIntervalSince1970)
         let claims = JSONValue.object([
             ("iss", .string(teamID)),
             ("iat", .int(iat)),
-            ("exp", .int(iat + Int64(lifetime))),
+            ("exp", .int(iat &+ TimeRange.wholeSeconds(lifetime))),
             ("aud", .string(audience)),
             ("sub", .string(clientID)),
         ])

@@ -3,10 +3,13 @@ import Foundation
 /// Compact JWS: assembling ours byte for byte as Apple does, and taking apart what clients send.
 public enum JWS {
     /// Signs `payload` with `key`; the header is exactly `{"kid":…,"alg":…}` (no `typ`), as Apple's.
-    public static func sign(payload: JSONValue, with key: SigningKey) throws -> String {
-        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue))])
+    /// `headerKID` replaces the key's own id in the header; `corruptSignature` flips a bit of the
+    /// signature (both for fault injection).
+    public static func sign(payload: JSONValue, with key: SigningKey, headerKID: String? = nil, corruptSignature: Bool = false) throws -> String {
+        let header = JSONValue.object([("kid", .string(headerKID ?? key.kid)), ("alg", .string(key.algorithm.rawValue))])
         let signingInput = Base64URL.encode(header.data) + "." + Base64URL.encode(payload.data)
-        let signature = try key.sign(Data(signingInput.utf8))
+        var signature = try key.sign(Data(signingInput.utf8))
+        if corruptSignature, !signature.isEmpty { signature[signature.startIndex + signature.count / 2] ^= 0x01 }
         return signingInput + "." + Base64URL.encode(signature)
     }
 }

@@ -3,7 +3,7 @@ import CryptoExtras
 import Foundation
 
 /// A private key that signs identity tokens, published in the JWKS under its `kid`.
-public struct SigningKey: Sendable {
+public struct SigningKey: Sendable, Codable {
     /// The key id in the JWS header and the JWKS.
     public let kid: String
     /// RS256 or ES256.
@@ -17,11 +17,14 @@ public struct SigningKey: Sendable {
     }
 
     private let backing: Backing
+    /// The PEM text the key was read from (for snapshots).
+    private let pem: String
 
     /// Reads a PEM private key (PKCS#1 or PKCS#8 for RSA, PKCS#8 or SEC1 for P-256).
     public init(kid: String, algorithm: JWSAlgorithm, pem: String) throws {
         self.kid = kid
         self.algorithm = algorithm
+        self.pem = pem
         switch algorithm {
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
@@ -72,6 +75,28 @@ public struct SigningKey: Sendable {
             guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.publicKey.isValidSignature(ecdsa, for: input)
         }
+    }
+
+    /// Whether `kid` is 1 to 64 letters, digits, `-` or `_`.
+    public static func isValidKeyID(_ kid: String) -> Bool {
+        (1...64).contains(kid.utf8.count) && kid.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 95
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case kid, alg, pem }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(kid: container.decode(String.self, forKey: .kid), algorithm: container.decode(JWSAlgorithm.self, forKey: .alg),
+                      pem: container.decode(String.self, forKey: .pem))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kid, forKey: .kid)
+        try container.encode(algorithm, forKey: .alg)
+        try container.encode(pem, forKey: .pem)
     }
 
     /// Why a key file could not be used.

@@ -1,6 +1,6 @@
 /// A primary App ID with the bundle ids and Services IDs grouped under it. Consent is given once
 /// per group; every client in it belongs to the same team.
-public struct AppGroup: Sendable {
+public struct AppGroup: Sendable, Codable {
     /// The primary App ID (bundle id form), which also names the group.
     public let primaryAppID: String
     /// The owning team's id.
@@ -27,7 +27,7 @@ public struct AppGroup: Sendable {
 }
 
 /// A Services ID: the client id web sign-ins use, with its registered return URLs.
-public struct ServicesID: Sendable {
+public struct ServicesID: Sendable, Codable {
     public let id: String
     /// Return URLs, matched exactly against `redirect_uri`.
     public let returnURLs: [String]
@@ -39,9 +39,9 @@ public struct ServicesID: Sendable {
 }
 
 /// A `client_id` as the endpoints see it.
-public struct Client: Sendable, Equatable {
+public struct Client: Sendable, Equatable, Codable {
     /// Native apps use a bundle id; web, Android and Apple JS use a Services ID.
-    public enum Kind: String, Sendable { case native, web }
+    public enum Kind: String, Sendable, Codable { case native, web }
 
     public let id: String
     public let kind: Kind

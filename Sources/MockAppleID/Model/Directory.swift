@@ -1,11 +1,11 @@
 /// The registered world of a scenario: teams and their app groups, indexed by client id.
-/// Built once at start and never changed.
+/// A value: the world holds the current one and replaces it when registrations change.
 public struct Directory: Sendable {
-    public let teams: [String: Team]
-    public let groups: [String: AppGroup]
+    public private(set) var teams: [String: Team]
+    public private(set) var groups: [String: AppGroup]
     /// Every client id (bundle ids and Services IDs) in scenario order.
-    public let clients: [Client]
-    private let clientsByID: [String: Client]
+    public private(set) var clients: [Client]
+    private var clientsByID: [String: Client]
 
     public init(teams: [Team], groups: [AppGroup]) {
         self.teams = Dictionary(teams.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -19,4 +19,26 @@ public struct Directory: Sendable {
 
     /// The team owning `client`.
     public func team(of client: Client) -> Team? { teams[client.teamID] }
+
+    /// Teams and groups in a stable order, as a scenario lists them.
+    var orderedTeams: [Team] { teams.values.sorted { $0.id < $1.id } }
+    var orderedGroups: [AppGroup] {
+        var seen = Set<String>()
+        return clients.compactMap { client in seen.insert(client.groupID).inserted ? groups[client.groupID] : nil }
+    }
+}
+
+extension Directory: Codable {
+    private enum CodingKeys: String, CodingKey { case teams, groups }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(teams: try container.decode([Team].self, forKey: .teams), groups: try container.decode([AppGroup].self, forKey: .groups))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(orderedTeams, forKey: .teams)
+        try container.encode(orderedGroups, forKey: .groups)
+    }
 }

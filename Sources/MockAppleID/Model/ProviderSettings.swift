@@ -16,6 +16,8 @@ public struct ProviderSettings: Sendable, Equatable {
     public var clientSecretIssuedAtTolerance: TimeInterval = 60
     /// The longest a client secret may still have to live (`exp - now`), Apple's 15,777,000 s.
     public var clientSecretMaxLifetime: TimeInterval = 15_777_000
+    /// List `/auth/keys` in a different order on each fetch, as Apple's does (an RP that takes `keys[0]` fails).
+    public var shuffleJWKS: Bool = false
     /// How identity tokens are shaped.
     public var claims = ClaimOptions()
 
@@ -41,6 +43,9 @@ public struct ClaimOptions: Sendable, Equatable {
     public var emittedTimeSkew: TimeInterval = 0
     /// Whether a refresh-grant response carries an `id_token` (it has since Aug 2020).
     public var refreshReturnsIDToken: Bool = true
+    /// Whether the identity token of a native first authorization's code exchange carries
+    /// `real_user_status` too (unconfirmed; the device's identity token always does).
+    public var realUserStatusInCodeExchange: Bool = false
 
     public init() {}
 }

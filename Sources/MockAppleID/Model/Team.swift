@@ -1,8 +1,9 @@
 import Crypto
+import Foundation
 
 /// A developer team: its 10-character Team ID and the Sign in with Apple keys (`.p8`) its
 /// client secrets are signed with.
-public struct Team: Sendable {
+public struct Team: Sendable, Codable {
     /// The Team ID, the `iss` of the team's client secrets.
     public let id: String
     /// Developer keys by Key ID.
@@ -12,9 +13,17 @@ public struct Team: Sendable {
         self.id = id
         self.developerKeys = Dictionary(developerKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// A key of this team whose private half is known, for minting client secrets (timelines, the CLI).
+    public var secretSigner: ClientSecret? {
+        developerKeys.values.sorted { $0.kid < $1.kid }.lazy.filter { !$0.revoked }.compactMap { key in
+            key.privateKeyPEM.flatMap { try? ClientSecret(teamID: self.id, keyID: key.kid, privateKeyPEM: $0) }
+        }.first
+    }
 }
 
-/// The public half of a team's Sign in with Apple private key.
+/// The public half of a team's Sign in with Apple private key (and the private half, when the
+/// scenario ships the `.p8`).
 public struct DeveloperKey: Sendable {
     /// The 10-character Key ID, the `kid` of client secrets signed with it.
     public let kid: String
@@ -24,11 +33,37 @@ public struct DeveloperKey: Sendable {
     public let revoked: Bool
     /// Where the key was read from (a path), for telling a relying party where its `.p8` is.
     public let location: String?
+    /// The `.p8` text when the scenario gave the private key; timelines sign client secrets with it.
+    public let privateKeyPEM: String?
 
-    public init(kid: String, publicKey: P256.Signing.PublicKey, revoked: Bool = false, location: String? = nil) {
+    public init(kid: String, publicKey: P256.Signing.PublicKey, revoked: Bool = false, location: String? = nil,
+                privateKeyPEM: String? = nil) {
         self.kid = kid
         self.publicKey = publicKey
         self.revoked = revoked
         self.location = location
+        self.privateKeyPEM = privateKeyPEM
+    }
+}
+
+extension DeveloperKey: Codable {
+    private enum CodingKeys: String, CodingKey { case kid, publicKey, revoked, location, privateKey }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let pem = try container.decode(String.self, forKey: .publicKey)
+        try self.init(
+            kid: container.decode(String.self, forKey: .kid), publicKey: P256.Signing.PublicKey(pemRepresentation: pem),
+            revoked: container.decode(Bool.self, forKey: .revoked), location: container.decodeIfPresent(String.self, forKey: .location),
+            privateKeyPEM: container.decodeIfPresent(String.self, forKey: .privateKey))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kid, forKey: .kid)
+        try container.encode(publicKey.pemRepresentation, forKey: .publicKey)
+        try container.encode(revoked, forKey: .revoked)
+        try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(privateKeyPEM, forKey: .privateKey)
     }
 }

@@ -1,5 +1,5 @@
 /// The error codes Apple's endpoints answer with (ErrorResponse).
-public enum AppleErrorCode: String, Sendable, CaseIterable {
+public enum AppleErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidRequest = "invalid_request"
     case invalidClient = "invalid_client"
     case invalidGrant = "invalid_grant"
@@ -8,11 +8,13 @@ public enum AppleErrorCode: String, Sendable, CaseIterable {
     case invalidScope = "invalid_scope"
 }
 
-/// An Apple-facing failure: what the relying party sees (`code`, optional `description`) and the
-/// real reason, which goes only to the log and the request journal.
-public struct AppleError: Error, Sendable, Equatable {
+/// Every Apple-facing failure, from `/auth/authorize` (rendered on the server's own page) to
+/// `/auth/token` and `/auth/revoke` (a bare 400 JSON body): what the relying party sees (`code`,
+/// Apple's terse `description` where Apple sends one) and the real reason, which goes only to the
+/// log and the request journal.
+public struct AppleError: Error, Sendable, Equatable, Codable {
     public let code: AppleErrorCode
-    /// Apple's `error_description`, only where Apple sends one.
+    /// Apple's `error_description` (or the text of Apple's authorize error page), only where Apple sends one.
     public let description: String?
     /// Why the request failed, in words a developer can act on; never sent to the client.
     public let reason: String
@@ -29,4 +31,7 @@ public struct AppleError: Error, Sendable, Equatable {
         if let description { members.append(("error_description", .string(description))) }
         return .object(members)
     }
+
+    /// The text Apple's authorize error page shows.
+    public var pageMessage: String { description ?? code.rawValue }
 }

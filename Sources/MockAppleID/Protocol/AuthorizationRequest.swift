@@ -36,7 +36,7 @@ public enum ResponseMode: String, Sendable, CaseIterable {
 }
 
 /// The user-data scopes Sign in with Apple knows.
-public enum Scope: String, Sendable, CaseIterable, Comparable {
+public enum Scope: String, Sendable, CaseIterable, Comparable, Codable {
     case name, email
 
     public static func < (lhs: Scope, rhs: Scope) -> Bool {
@@ -45,8 +45,8 @@ public enum Scope: String, Sendable, CaseIterable, Comparable {
 }
 
 /// A PKCE `code_challenge` with its method (RFC 7636).
-public struct PKCEChallenge: Sendable, Equatable {
-    public enum Method: String, Sendable, CaseIterable {
+public struct PKCEChallenge: Sendable, Equatable, Codable {
+    public enum Method: String, Sendable, CaseIterable, Codable {
         case s256 = "S256"
         case plain
     }
@@ -65,20 +65,5 @@ public struct PKCEChallenge: Sendable, Equatable {
         case .plain: return verifier == challenge
         case .s256: return PKCEChallenge.s256(of: verifier) == challenge
         }
-    }
-}
-
-/// A refused authorization request: shown on the server's own page (HTTP 400), never redirected.
-public struct AuthorizeError: Error, Sendable, Equatable {
-    public let code: AppleErrorCode
-    /// The short text Apple's page shows, e.g. "Invalid web redirect url."
-    public let message: String
-    /// The real reason, for the log and journal.
-    public let reason: String
-
-    public init(_ code: AppleErrorCode, _ message: String, reason: String) {
-        self.code = code
-        self.message = message
-        self.reason = reason
     }
 }

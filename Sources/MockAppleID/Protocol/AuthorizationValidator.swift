@@ -13,27 +13,23 @@ public struct AuthorizationValidator: Sendable {
 
     /// Validates `parameters` in the order Apple reports problems: duplicates, client, redirect URI,
     /// response type, scope, response mode, PKCE.
-    public func validate(_ parameters: FormParameters) -> Result<AuthorizationRequest, AuthorizeError> {
-        do { return .success(try check(parameters)) } catch { return .failure(error) }
-    }
-
-    private func check(_ parameters: FormParameters) throws(AuthorizeError) -> AuthorizationRequest {
+    public func validate(_ parameters: FormParameters) throws(AppleError) -> AuthorizationRequest {
         if let name = parameters.firstDuplicate(among: Self.knownParameters) {
-            throw AuthorizeError(.invalidRequest, "Invalid request.", reason: "parameter \(name) is given more than once")
+            throw AppleError(.invalidRequest, description: "Invalid request.", reason: "parameter \(name) is given more than once")
         }
         let value = { (name: String) -> String? in parameters.pairs.first { $0.name == name }?.value }
         guard let clientID = value("client_id"), !clientID.isEmpty else {
-            throw AuthorizeError(.invalidRequest, "Invalid client id or web redirect url.", reason: "client_id is missing")
+            throw AppleError(.invalidRequest, description: "Invalid client id or web redirect url.", reason: "client_id is missing")
         }
         guard let client = directory.client(clientID) else {
-            throw AuthorizeError(.invalidClient, "Invalid client.",
+            throw AppleError(.invalidClient, description: "Invalid client.",
                                  reason: "client_id \"\(clientID)\" is not a registered Services ID or bundle id (ids are case-sensitive)")
         }
         let redirectURI = value("redirect_uri") ?? ""
         guard client.returnURLs.contains(redirectURI) else {
             let registered = client.returnURLs.isEmpty ? "none (a bundle id has no return URLs; use a Services ID)"
                 : client.returnURLs.joined(separator: ", ")
-            throw AuthorizeError(.invalidRequest, "Invalid web redirect url.",
+            throw AppleError(.invalidRequest, description: "Invalid web redirect url.",
                                  reason: redirectURI.isEmpty ? "redirect_uri is missing"
                                     : "redirect_uri \"\(redirectURI)\" is not registered for \(clientID); registered: \(registered)")
         }
@@ -47,22 +43,22 @@ public struct AuthorizationValidator: Sendable {
             parameters: parameters)
     }
 
-    private func responseType(_ text: String?) throws(AuthorizeError) -> Bool {
+    private func responseType(_ text: String?) throws(AppleError) -> Bool {
         let parts = Set((text ?? "").split(separator: " ").map(String.init))
         switch parts {
         case ["code"]: return false
         case ["code", "id_token"]: return true
         default:
-            throw AuthorizeError(.invalidRequest, "Invalid response type",
+            throw AppleError(.invalidRequest, description: "Invalid response type",
                                  reason: "response_type is \(text.map { "\"\($0)\"" } ?? "missing"); Apple accepts \"code\" or \"code id_token\"")
         }
     }
 
-    private func scopes(_ text: String?) throws(AuthorizeError) -> [Scope] {
+    private func scopes(_ text: String?) throws(AppleError) -> [Scope] {
         var scopes: Set<Scope> = []
         for word in (text ?? "").split(separator: " ") where word != "openid" {
             guard let scope = Scope(rawValue: String(word)) else {
-                throw AuthorizeError(.invalidRequest, "Invalid client scope",
+                throw AppleError(.invalidRequest, description: "Invalid client scope",
                                      reason: "scope \"\(word)\" is not supported; Apple knows name, email (and ignores openid)")
             }
             scopes.insert(scope)
@@ -70,11 +66,11 @@ public struct AuthorizationValidator: Sendable {
         return scopes.sorted()
     }
 
-    private func responseMode(_ text: String?, scopes: [Scope], includesIDToken: Bool) throws(AuthorizeError) -> ResponseMode {
+    private func responseMode(_ text: String?, scopes: [Scope], includesIDToken: Bool) throws(AppleError) -> ResponseMode {
         let mode: ResponseMode
         if let text {
             guard let parsed = ResponseMode(rawValue: text) else {
-                throw AuthorizeError(.invalidRequest, "Invalid response mode",
+                throw AppleError(.invalidRequest, description: "Invalid response mode",
                                      reason: "response_mode \"\(text)\" is not one of query, fragment, form_post")
             }
             mode = parsed
@@ -82,29 +78,29 @@ public struct AuthorizationValidator: Sendable {
             mode = includesIDToken ? .fragment : .query
         }
         if !scopes.isEmpty && mode != .formPost {
-            throw AuthorizeError(.invalidRequest, "response_mode must be form_post when name or email scope is requested.",
+            throw AppleError(.invalidRequest, description: "response_mode must be form_post when name or email scope is requested.",
                                  reason: "scope asks for \(scopes.map(\.rawValue).joined(separator: " ")) but response_mode is \(mode.rawValue)\(text == nil ? " (the default)" : "")")
         }
         if includesIDToken && mode == .query {
-            throw AuthorizeError(.invalidRequest, "Invalid response mode",
+            throw AppleError(.invalidRequest, description: "Invalid response mode",
                                  reason: "response_type code id_token cannot use response_mode query")
         }
         return mode
     }
 
-    private func pkce(challenge: String?, method: String?) throws(AuthorizeError) -> PKCEChallenge? {
+    private func pkce(challenge: String?, method: String?) throws(AppleError) -> PKCEChallenge? {
         guard let challenge else {
             if method != nil {
-                throw AuthorizeError(.invalidRequest, "Invalid request.", reason: "code_challenge_method without code_challenge")
+                throw AppleError(.invalidRequest, description: "Invalid request.", reason: "code_challenge_method without code_challenge")
             }
             return nil
         }
         guard let parsed = PKCEChallenge.Method(rawValue: method ?? "plain") else {
-            throw AuthorizeError(.invalidRequest, "Invalid request.",
+            throw AppleError(.invalidRequest, description: "Invalid request.",
                                  reason: "code_challenge_method \"\(method ?? "")\" is not S256 or plain")
         }
         guard PKCEChallenge.isWellFormed(challenge) else {
-            throw AuthorizeError(.invalidRequest, "Invalid request.",
+            throw AppleError(.invalidRequest, description: "Invalid request.",
                                  reason: "code_challenge must be 43-128 characters of [A-Za-z0-9-._~]")
         }
         return PKCEChallenge(challenge: challenge, method: parsed)

@@ -37,12 +37,15 @@ public struct ClientSecretVerifier: Sendable {
         let nowSeconds = now.timeIntervalSince1970
         guard let iat = claims["iat"]?.int64Value else { return .failure(.missingIssuedAt) }
         let ahead = TimeInterval(iat) - nowSeconds
-        guard ahead <= settings.clientSecretIssuedAtTolerance else { return .failure(.issuedInFuture(seconds: Int(ahead))) }
+        guard ahead <= settings.clientSecretIssuedAtTolerance else {
+            return .failure(.issuedInFuture(seconds: TimeRange.wholeSecondsInt(ahead)))
+        }
         guard let exp = claims["exp"]?.int64Value else { return .failure(.missingExpiry) }
         let remaining = TimeInterval(exp) - nowSeconds
-        guard remaining > 0 else { return .failure(.expired(secondsAgo: Int(-remaining))) }
+        guard remaining > 0 else { return .failure(.expired(secondsAgo: TimeRange.wholeSecondsInt(-remaining))) }
         guard remaining <= settings.clientSecretMaxLifetime else {
-            return .failure(.lifetimeTooLong(seconds: Int(remaining), limit: Int(settings.clientSecretMaxLifetime)))
+            return .failure(.lifetimeTooLong(seconds: TimeRange.wholeSecondsInt(remaining),
+                                             limit: TimeRange.wholeSecondsInt(settings.clientSecretMaxLifetime)))
         }
         return .success(())
     }

@@ -54,6 +54,9 @@ public struct FormParameters: Sendable, Equatable {
         return found
     }
 
+    /// The first value given for `name`, if any.
+    public func first(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
+
     /// The first parameter among `names` that is given more than once.
     public func firstDuplicate(among names: [String]) -> String? {
         names.first { name in pairs.lazy.filter { $0.name == name }.count > 1 }

@@ -22,22 +22,30 @@ public struct IdentityTokenClaims: Sendable {
         self.options = options
     }
 
-    /// The claims for `identity` issued at `now` by `grant`.
-    public func claims(for identity: SignedInIdentity, grant: Grant, now: Date) -> JSONValue {
-        let issuedAt = seconds(now)
+    /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose
+    /// (expired, not yet valid, wrong `iss` or `aud`, no `nonce`; the signature faults leave them alone).
+    public func claims(for identity: SignedInIdentity, grant: Grant, now: Date, fault: Fault.IdentityTokenFault? = nil) -> JSONValue {
+        let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
+        var issuedAt = seconds(now)
+        switch fault {
+        case .expired: issuedAt = issuedAt &- lifetime &- 60
+        case .notYetValid: issuedAt = issuedAt &+ 3600
+        default: break
+        }
         var claims: [(String, JSONValue)] = [
-            ("iss", .string(issuer)),
-            ("aud", .string(identity.clientID)),
-            ("exp", .int(issuedAt + Int64(options.idTokenLifetime))),
+            ("iss", .string(fault == .wrongIssuer ? Self.wrongIssuer : issuer)),
+            ("aud", .string(fault == .wrongAudience ? identity.clientID + Self.wrongAudienceSuffix : identity.clientID)),
+            ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
             ("sub", .string(identity.subject)),
         ]
+        let keepNonce = fault != .noNonce
         switch grant {
         case let .authorization(code, nonce, _):
-            if let nonce { claims.append(("nonce", .string(nonce))) }
+            if let nonce, keepNonce { claims.append(("nonce", .string(nonce))) }
             claims.append(("c_hash", .string(TokenHash.of(code))))
         case let .codeExchange(accessToken, nonce, _):
-            if let nonce { claims.append(("nonce", .string(nonce))) }
+            if let nonce, keepNonce { claims.append(("nonce", .string(nonce))) }
             claims.append(("at_hash", .string(TokenHash.of(accessToken))))
         case let .refresh(accessToken):
             claims.append(("at_hash", .string(TokenHash.of(accessToken))))
@@ -59,8 +67,13 @@ public struct IdentityTokenClaims: Sendable {
         return .object(claims)
     }
 
+    /// The `iss` of a token broken with ``Fault/IdentityTokenFault/wrongIssuer``.
+    public static let wrongIssuer = "https://appleid.apple.com.mock-appleid.invalid"
+    /// Appended to `aud` by ``Fault/IdentityTokenFault/wrongAudience``.
+    public static let wrongAudienceSuffix = ".not-this-client"
+
     private func seconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 + options.emittedTimeSkew).rounded(.down))
+        TimeRange.wholeSeconds(date.timeIntervalSince1970 + options.emittedTimeSkew)
     }
 
     private func boolean(_ value: Bool, isPrivateEmailClaim: Bool) -> JSONValue {

@@ -1,40 +1,87 @@
-/// Control and inspection: the operations behind the admin API and the embedding library.
+import Foundation
+
+/// Control and inspection: the operations behind the admin API, the CLI, timelines and the
+/// embedding library. Each change is one world transition with its events.
 extension AppleIDProvider {
-    /// Every persona, in scenario order (created ones last).
-    public func personas() async -> [Persona] { await state.allPersonas() }
+    /// Every persona, in scenario order (created ones last), deleted accounts included.
+    public func personas() -> [Persona] { world.read { $0.personas } }
 
-    public func persona(_ id: String) async -> Persona? { await state.persona(id) }
+    public func persona(_ id: String) -> Persona? { world.read { $0.persona(id) } }
 
-    /// Adds a persona.
-    public func createPersona(_ persona: Persona) async throws(PersonaError) {
-        try await state.create(persona)
+    /// Whether the persona's Apple Account was deleted.
+    public func isDeleted(personaID: String) -> Bool { world.read { $0.deletedAccounts.contains(personaID) } }
+
+    /// Adds a persona, or re-creates one whose account was deleted (with a new `sub`).
+    public func createPersona(_ persona: Persona) throws(PersonaError) {
+        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.create(persona, events: &events) }
     }
 
     /// Replaces a persona (matched by id). Consents stay; tokens issued later show the new data.
-    public func updatePersona(_ persona: Persona) async throws(PersonaError) {
-        try await state.update(persona)
+    public func updatePersona(_ persona: Persona) throws(PersonaError) {
+        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.update(persona, events: &events) }
+    }
+
+    /// The persona stops using Sign in with Apple with the app group of `clientID` (or the group
+    /// named by its primary App ID): its codes and tokens end and the next sign-in is a first one.
+    public func revokeConsent(personaID: String, clientID: String) throws(PersonaError) {
+        let groupID = directory.client(clientID)?.groupID ?? clientID
+        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in
+            try state.revokeConsent(personaID: personaID, groupID: groupID, events: &events)
+        }
+    }
+
+    /// Deletes the persona's Apple Account: every grant ends and sign-in is refused until it is re-created.
+    public func deleteAccount(personaID: String) throws(PersonaError) {
+        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.deleteAccount(personaID: personaID, events: &events) }
     }
 
     /// The headless setting, if on.
-    public func autoApprove() async -> AutoApprove? { await state.autoApprove }
+    public func autoApprove() -> AutoApprove? { world.read { $0.autoApprove } }
 
     /// Turns headless sign-in on (as a persona) or off (nil).
-    public func setAutoApprove(_ value: AutoApprove?) async throws(PersonaError) {
-        try await state.setAutoApprove(value)
+    public func setAutoApprove(_ value: AutoApprove?) throws(PersonaError) {
+        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.setAutoApprove(value, events: &events) }
     }
 
     /// The persona's consent to the app group of `clientID`, if they have signed in to it.
-    public func consent(personaID: String, clientID: String) async -> Consent? {
-        guard let client = directory.client(clientID) else { return nil }
-        return await state.consent(personaID: personaID, groupID: client.groupID)
+    public func consent(personaID: String, clientID: String) -> Consent? {
+        world.read { state in
+            state.directory.client(clientID).flatMap { state.consent(personaID: personaID, groupID: $0.groupID) }
+        }
     }
 
     /// How many authorization codes and access tokens the provider holds (expired ones are dropped as it goes).
-    public func heldGrantCounts() async -> (codes: Int, accessTokens: Int) { await state.heldCounts }
+    public func heldGrantCounts() -> (codes: Int, accessTokens: Int) { world.read { $0.heldCounts } }
 
     /// The team-scoped `sub` of a persona for a client's team.
     public func subject(personaID: String, clientID: String) -> String? {
-        guard let client = directory.client(clientID) else { return nil }
-        return AppleIdentifiers.subject(teamID: client.teamID, personaID: personaID)
+        world.read { state in state.directory.client(clientID).map { state.subject(personaID: personaID, teamID: $0.teamID) } }
     }
+
+    // MARK: Clock
+
+    /// Sets the clock (and whether it stands still); scheduled work that comes due fires in order.
+    public func setClock(to date: Date, frozen: Bool) throws(TimeRange.Failure) {
+        try clock.set(to: date, frozen: frozen)
+        logClock()
+    }
+
+    /// Moves the clock; scheduled work that comes due fires in order.
+    public func advanceClock(by seconds: TimeInterval) throws(TimeRange.Failure) {
+        try clock.advance(by: seconds)
+        logClock()
+    }
+
+    private func logClock() {
+        let now = clock.now
+        world.transition(at: now) { _, events in events.append(.clockChanged(now: now, frozen: clock.isFrozen)) }
+    }
+
+    // MARK: Snapshots
+
+    /// The whole world and the clock, `Codable`.
+    public func snapshot() -> WorldSnapshot { world.snapshot() }
+
+    /// Replaces the world and the clock's mode with `snapshot`'s.
+    public func restore(_ snapshot: WorldSnapshot) { world.restore(snapshot) }
 }

@@ -1,13 +1,11 @@
 import Foundation
 
-/// What `/auth/authorize` does with a request.
+/// What `/auth/authorize` does with a valid request.
 public enum AuthorizeOutcome: Sendable {
-    /// A configuration error: shown on the server's own page, never redirected.
-    case rejected(AuthorizeError)
-    /// Valid, and someone has to choose a persona and press Continue or Cancel.
+    /// Someone has to choose a persona and press Continue or Cancel.
     case consentRequired(ConsentPrompt)
-    /// Answered (auto-approve): deliver to the relying party.
-    case delivered(AuthorizationDelivery, summary: String)
+    /// Answered at once (auto-approve): deliver to the relying party.
+    case delivered(AuthorizationDelivery)
 }
 
 /// What the consent page shows: the request and each persona with their consent to the app group.
@@ -32,72 +30,85 @@ public enum ConsentDecision: Sendable, Equatable {
 }
 
 extension AppleIDProvider {
-    /// Validates an authorization request and either rejects it, answers it (auto-approve) or asks for consent.
-    public func authorize(_ parameters: FormParameters) async -> AuthorizeOutcome {
-        let request: AuthorizationRequest
-        switch validator.validate(parameters) {
-        case let .failure(error): return .rejected(error)
-        case let .success(valid): request = valid
-        }
-        if let auto = await state.autoApprove {
-            switch await complete(request, decision: .approve(personaID: auto.persona, emailChoice: auto.emailChoice, name: nil)) {
-            case let .success((delivery, summary)): return .delivered(delivery, summary: "auto-approve: " + summary)
-            case let .failure(error): return .rejected(error)
+    /// Validates an authorization request and answers it (auto-approve) or asks for consent. A
+    /// configuration error is thrown: it is shown on the server's own page, never redirected.
+    public func authorize(_ parameters: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> AuthorizeOutcome {
+        try answering(.authorize, origin: origin, clientID: parameters.first("client_id")) { (now, events) throws(AppleError) in
+            let (request, auto, choices) = try world.read { state in
+                Result { () throws(AppleError) in
+                    let request = try AuthorizationValidator(directory: state.directory).validate(parameters)
+                    let choices = state.personas.filter { !state.deletedAccounts.contains($0.id) }.map {
+                        PersonaChoice(persona: $0, consent: state.consent(personaID: $0.id, groupID: request.client.groupID))
+                    }
+                    return (request, state.autoApprove, choices)
+                }
+            }.get()
+            if let auto {
+                let decision = ConsentDecision.approve(personaID: auto.persona, emailChoice: auto.emailChoice, name: nil)
+                return .delivered(try complete(request, decision: decision, now: now, events: &events))
             }
+            events.append(.consentPageShown(clientID: request.client.id))
+            return .consentRequired(ConsentPrompt(request: request, choices: choices))
         }
-        var choices: [PersonaChoice] = []
-        for persona in await state.allPersonas() {
-            choices.append(PersonaChoice(persona: persona, consent: await state.consent(personaID: persona.id, groupID: request.client.groupID)))
-        }
-        return .consentRequired(ConsentPrompt(request: request, choices: choices))
     }
 
     /// Completes an authorization with the person's decision. The request parameters are validated
     /// again, as the consent form carries them back unchanged.
     public func completeAuthorization(
-        _ parameters: FormParameters, decision: ConsentDecision
-    ) async -> Result<(AuthorizationDelivery, summary: String), AuthorizeError> {
-        switch validator.validate(parameters) {
-        case let .failure(error): return .failure(error)
-        case let .success(request): return await complete(request, decision: decision)
+        _ parameters: FormParameters, decision: ConsentDecision, origin: RequestOrigin = .swift
+    ) throws(AppleError) -> AuthorizationDelivery {
+        try answering(.authorize, origin: origin, clientID: parameters.first("client_id")) { (now, events) throws(AppleError) in
+            let request = try world.read { state in
+                Result { () throws(AppleError) in try AuthorizationValidator(directory: state.directory).validate(parameters) }
+            }.get()
+            return try complete(request, decision: decision, now: now, events: &events)
         }
     }
 
-    func complete(
-        _ request: AuthorizationRequest, decision: ConsentDecision
-    ) async -> Result<(AuthorizationDelivery, summary: String), AuthorizeError> {
+    private func complete(
+        _ request: AuthorizationRequest, decision: ConsentDecision, now: Date, events: inout [DomainEvent]
+    ) throws(AppleError) -> AuthorizationDelivery {
         var fields: [FormParameters.Pair] = []
         if let state = request.state { fields.append(.init("state", state)) }
         guard case let .approve(personaID, emailChoice, editedName) = decision else {
             fields.append(.init("error", "user_cancelled_authorize"))
-            return .success((delivery(request, fields), "user cancelled"))
+            world.transition(at: now, collecting: &events) { _, events in events.append(.signInCancelled(clientID: request.client.id)) }
+            events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
+            return delivery(request, fields)
         }
         let code = AppleIdentifiers.opaqueToken(prefix: "c")
-        let signIn: ApprovedSignIn
-        switch await state.approve(request, personaID: personaID, emailChoice: emailChoice, code: code, now: clock.now, limits: grantLimits) {
-        case let .failure(error): return .failure(error)
-        case let .success(approved): signIn = approved
+        let (signIn, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+            let signIn = try state.approve(SignInRequest(request, personaID: personaID, emailChoice: emailChoice),
+                                           code: code, now: now, limits: grantLimits, events: &events)
+            let fault = request.includesIDToken ? state.takeFault(.idToken, clientID: request.client.id, transport: false, events: &events) : nil
+            return (signIn, fault)
         }
         fields.append(.init("code", code))
+        events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
         if request.includesIDToken {
-            let identity = IdentityResolver.identity(of: signIn.persona, consent: signIn.consent, client: request.client)
-            do {
-                let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: signIn.authTime))
-                fields.append(.init("id_token", token))
-            } catch {
-                return .failure(AuthorizeError(.invalidRequest, "Your request could not be completed.", reason: "signing failed: \(error)"))
-            }
+            let identity = IdentityResolver.identity(of: signIn.persona, account: signIn.relayAccount, subject: signIn.subject,
+                                                     consent: signIn.consent, client: request.client)
+            let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: signIn.authTime),
+                                              now: now, fault: fault?.identityTokenFault)
+            fields.append(.init("id_token", token))
         }
         if signIn.isFirstConsent && !signIn.consent.scopes.isEmpty {
             let name = editedName ?? PersonName(firstName: signIn.persona.firstName, lastName: signIn.persona.lastName)
             fields.append(.init("user", IdentityResolver.userJSON(
-                persona: signIn.persona, consent: signIn.consent, name: name, teamID: request.client.teamID)))
+                persona: signIn.persona, account: signIn.relayAccount, consent: signIn.consent, name: name, teamID: request.client.teamID)))
         }
-        let summary = "\(signIn.isFirstConsent ? "first" : "returning") sign-in of persona \(personaID) to \(request.client.id)"
-        return .success((delivery(request, fields), summary))
+        return delivery(request, fields)
     }
 
     private func delivery(_ request: AuthorizationRequest, _ fields: [FormParameters.Pair]) -> AuthorizationDelivery {
         AuthorizationDelivery(redirectURI: request.redirectURI, mode: request.responseMode, fields: FormParameters(fields))
+    }
+}
+
+extension Fault {
+    /// The identity-token fault, if this is one.
+    var identityTokenFault: IdentityTokenFault? {
+        if case let .idToken(fault) = kind { return fault }
+        return nil
     }
 }

@@ -1,11 +1,5 @@
 import Foundation
 
-/// A successful Apple-endpoint answer: the JSON body and a summary for the journal.
-public struct EndpointSuccess: Sendable {
-    public let body: JSONValue
-    public let summary: String
-}
-
 extension AppleIDProvider {
     /// Fields `/auth/token` and `/auth/revoke` read; each may be given once.
     static let tokenFields = [
@@ -13,39 +7,46 @@ extension AppleIDProvider {
         "scope", "token", "token_type_hint",
     ]
 
-    /// `POST /auth/token` on a decoded form body (apple-api.md §2).
-    public func token(_ form: FormParameters) async -> Result<EndpointSuccess, AppleError> {
-        do throws(AppleError) {
-            let client = try authenticate(form)
+    /// `POST /auth/token` on a decoded form body: Apple's TokenResponse, or Apple's error.
+    public func token(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> JSONValue {
+        try answering(.token, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
+            let client = try authenticate(form, now: now)
+            if let fault = world.transition(at: now, collecting: &events, { state, events in
+                state.takeFault(.token, clientID: client.id, transport: false, events: &events)
+            }), case let .tokenError(code) = fault.kind {
+                throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")
+            }
             guard let grantType = try nonEmpty(form, "grant_type") else {
                 throw AppleError(.invalidRequest, reason: "grant_type is missing")
             }
             switch grantType {
-            case "authorization_code": return .success(try await exchangeCode(form, client: client))
-            case "refresh_token": return .success(try await refresh(form, client: client))
+            case "authorization_code": return try exchangeCode(form, client: client, now: now, events: &events)
+            case "refresh_token": return try refresh(form, client: client, now: now, events: &events)
             default:
                 throw AppleError(.unsupportedGrantType, reason: "grant_type \"\(grantType)\" is not supported (authorization_code, refresh_token)")
             }
-        } catch {
-            return .failure(error)
         }
     }
 
     /// Checks `client_id` and `client_secret` (§2.2); any failure is `invalid_client`.
-    func authenticate(_ form: FormParameters) throws(AppleError) -> Client {
+    func authenticate(_ form: FormParameters, now: Date) throws(AppleError) -> Client {
         if let duplicate = form.firstDuplicate(among: Self.tokenFields) {
             throw AppleError(.invalidRequest, reason: "parameter \(duplicate) is given more than once")
         }
         guard let clientID = try nonEmpty(form, "client_id") else {
             throw AppleError(.invalidClient, reason: "client_id is missing")
         }
-        guard let client = directory.client(clientID), let team = directory.team(of: client) else {
+        let registered = world.read { state -> (Client, Team)? in
+            guard let client = state.directory.client(clientID), let team = state.directory.team(of: client) else { return nil }
+            return (client, team)
+        }
+        guard let (client, team) = registered else {
             throw AppleError(.invalidClient, reason: "client_id \"\(clientID)\" is not registered (ids are case-sensitive)")
         }
         guard let secret = try nonEmpty(form, "client_secret") else {
             throw AppleError(.invalidClient, reason: "client_secret is missing")
         }
-        if case let .failure(failure) = secretVerifier.verify(secret, client: client, team: team, now: clock.now) {
+        if case let .failure(failure) = secretVerifier.verify(secret, client: client, team: team, now: now) {
             throw AppleError(.invalidClient, reason: failure.description)
         }
         return client
@@ -55,39 +56,42 @@ extension AppleIDProvider {
         do { return try form.nonEmpty(name) } catch { throw AppleError(.invalidRequest, reason: error.description) }
     }
 
-    private func exchangeCode(_ form: FormParameters, client: Client) async throws(AppleError) -> EndpointSuccess {
+    private func exchangeCode(_ form: FormParameters, client: Client, now: Date, events: inout [DomainEvent]) throws(AppleError) -> JSONValue {
         guard let code = try nonEmpty(form, "code") else { throw AppleError(.invalidRequest, reason: "code is missing") }
         let exchange = CodeExchange(
             code: code, clientID: client.id, redirectURI: try nonEmpty(form, "redirect_uri"),
             codeVerifier: try nonEmpty(form, "code_verifier"))
         let tokens = IssuedTokens(
             accessToken: AppleIdentifiers.opaqueToken(prefix: "a"), refreshToken: AppleIdentifiers.opaqueToken(prefix: "r"))
-        let grant = try await state.redeem(exchange, now: clock.now, limits: grantLimits, tokens: tokens).get()
-        let identity = IdentityResolver.identity(of: grant.persona, consent: grant.consent, client: client)
-        let idToken = try sign(identity, .codeExchange(accessToken: tokens.accessToken, nonce: grant.nonce, authTime: grant.authTime))
-        let body = tokenResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, idToken: idToken)
-        return EndpointSuccess(body: body, summary: "code exchanged for persona \(grant.persona.id)")
+        let (grant, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+            let grant = try state.redeem(exchange, now: now, limits: grantLimits, tokens: tokens, events: &events)
+            return (grant, state.takeFault(.idToken, clientID: client.id, transport: false, events: &events))
+        }
+        let status = settings.claims.realUserStatusInCodeExchange ? grant.realUserStatus : nil
+        let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
+                                                 consent: grant.consent, client: client, realUserStatus: status)
+        let idToken = try signIdentityToken(identity, grant: .codeExchange(accessToken: tokens.accessToken, nonce: grant.nonce, authTime: grant.authTime),
+                                            now: now, fault: fault?.identityTokenFault)
+        return tokenResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, idToken: idToken)
     }
 
-    private func refresh(_ form: FormParameters, client: Client) async throws(AppleError) -> EndpointSuccess {
+    private func refresh(_ form: FormParameters, client: Client, now: Date, events: inout [DomainEvent]) throws(AppleError) -> JSONValue {
         guard let refreshToken = try nonEmpty(form, "refresh_token") else {
             throw AppleError(.invalidRequest, reason: "refresh_token is missing")
         }
         let accessToken = AppleIdentifiers.opaqueToken(prefix: "a")
-        let grant = try await state.refresh(refreshToken, clientID: client.id, accessToken: accessToken, now: clock.now, limits: grantLimits).get()
+        let withIDToken = settings.claims.refreshReturnsIDToken
+        let (grant, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+            let grant = try state.refresh(refreshToken, clientID: client.id, accessToken: accessToken, now: now, limits: grantLimits, events: &events)
+            return (grant, withIDToken ? state.takeFault(.idToken, clientID: client.id, transport: false, events: &events) : nil)
+        }
         var idToken: String?
-        if settings.claims.refreshReturnsIDToken {
-            let identity = IdentityResolver.identity(of: grant.persona, consent: grant.consent, client: client)
-            idToken = try sign(identity, .refresh(accessToken: accessToken))
+        if withIDToken {
+            let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
+                                                     consent: grant.consent, client: client)
+            idToken = try signIdentityToken(identity, grant: .refresh(accessToken: accessToken), now: now, fault: fault?.identityTokenFault)
         }
-        let body = tokenResponse(accessToken: accessToken, refreshToken: nil, idToken: idToken)
-        return EndpointSuccess(body: body, summary: "refresh for persona \(grant.persona.id)")
-    }
-
-    private func sign(_ identity: SignedInIdentity, _ grant: IdentityTokenClaims.Grant) throws(AppleError) -> String {
-        do { return try signIdentityToken(identity, grant: grant) } catch {
-            throw AppleError(.invalidRequest, reason: "signing the identity token failed: \(error)")
-        }
+        return tokenResponse(accessToken: accessToken, refreshToken: nil, idToken: idToken)
     }
 
     /// Apple's TokenResponse, in Apple's field order.
@@ -95,18 +99,18 @@ extension AppleIDProvider {
         var members: [(String, JSONValue)] = [
             ("access_token", .string(accessToken)),
             ("token_type", .string("Bearer")),
-            ("expires_in", .int(Int64(settings.accessTokenLifetime))),
+            ("expires_in", .int(TimeRange.wholeSeconds(settings.accessTokenLifetime))),
         ]
         if let refreshToken { members.append(("refresh_token", .string(refreshToken))) }
         if let idToken { members.append(("id_token", .string(idToken))) }
         return .object(members)
     }
 
-    /// `POST /auth/revoke` (§3): 200 for revoked and for unknown tokens alike; only bad client
-    /// authentication or a malformed request fails.
-    public func revoke(_ form: FormParameters) async -> Result<String, AppleError> {
-        do throws(AppleError) {
-            let client = try authenticate(form)
+    /// `POST /auth/revoke` (§3): returns for revoked and for unknown tokens alike (Apple's 200); only
+    /// bad client authentication or a malformed request throws.
+    public func revoke(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) {
+        try answering(.revoke, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
+            let client = try authenticate(form, now: now)
             guard let token = try nonEmpty(form, "token") else { throw AppleError(.invalidRequest, reason: "token is missing") }
             var hint: TokenTypeHint?
             if let text = try nonEmpty(form, "token_type_hint") {
@@ -115,16 +119,9 @@ extension AppleIDProvider {
                 }
                 hint = parsed
             }
-            switch await state.revoke(token, clientID: client.id, hint: hint, now: clock.now) {
-            case let .revoked(personaID, groupID):
-                return .success("revoked persona \(personaID)'s grant to app group \(groupID)")
-            case .unknownToken:
-                return .success("token unknown or already revoked; nothing to do (Apple answers 200 all the same)")
-            case let .otherClient(owner):
-                return .success("token belongs to \(owner), not \(client.id); nothing revoked (Apple answers 200 all the same)")
+            world.transition(at: now, collecting: &events) { state, events in
+                state.revoke(token, clientID: client.id, hint: hint, now: now, events: &events)
             }
-        } catch {
-            return .failure(error)
         }
     }
 }

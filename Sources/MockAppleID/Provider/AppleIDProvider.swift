@@ -1,65 +1,103 @@
 import Foundation
 
-/// The Sign in with Apple provider: Apple's protocol over one scenario, one clock and one state.
+/// The Sign in with Apple provider: Apple's protocol over one scenario and one ``World``.
 ///
-/// This is the facade the HTTP layer, the admin API and embedding Swift suites all call, so every
-/// way of driving it behaves identically. Keys, the directory and the JWKS are prepared once at
-/// start; per request it only validates, updates state and signs.
+/// This is the facade the HTTP layer, the admin API, timelines and embedding Swift suites all call,
+/// so every way of driving it behaves identically, and every request appears in the journal. Keys
+/// and the scenario are parsed once at start; per request it reads the clock once, validates,
+/// changes the world in one locked step and signs.
 public final class AppleIDProvider: Sendable {
     public let scenario: Scenario
-    public let directory: Directory
     public let settings: ProviderSettings
-    /// The published keys of `/auth/keys`.
-    public let keySet: JWKSet
-    /// The key identity tokens are signed with.
-    public let signingKey: SigningKey
-    public let clock: MockClock
-    public let journal: RequestJournal
+    /// The one owner of everything that changes, with its event log and clock.
+    public let world: World
 
-    let state: ProviderState
-    let validator: AuthorizationValidator
     let secretVerifier: ClientSecretVerifier
     let claimsBuilder: IdentityTokenClaims
-    /// `/auth/keys` body, serialised once.
-    public let keySetJSON: String
-    /// Where ``reset()`` puts the clock back to.
-    let initialClockMode: MockClock.Mode
 
     /// Sets up a provider for `scenario`; `clock` defaults to one started as the scenario says.
     public init(scenario: Scenario, clock: MockClock? = nil) throws(ProviderSetupError) {
-        guard let signingKey = scenario.signingKeys.first(where: { $0.kid == scenario.activeSigningKeyID }) else {
-            throw ProviderSetupError(message: "no signing key has kid \(scenario.activeSigningKeyID)")
+        let initial: WorldState
+        do { initial = try WorldState(scenario: scenario) } catch {
+            throw ProviderSetupError(message: "signing keys: \(error.description)")
         }
         self.scenario = scenario
-        self.directory = Directory(teams: scenario.teams, groups: scenario.groups)
         self.settings = scenario.settings
-        self.keySet = JWKSet(keys: scenario.signingKeys)
-        self.signingKey = signingKey
-        self.clock = clock ?? MockClock(scenario.clock)
-        self.journal = RequestJournal()
-        self.state = ProviderState(personas: scenario.personas, autoApprove: scenario.autoApprove)
-        self.validator = AuthorizationValidator(directory: directory)
+        self.world = World(initial: initial, clock: clock ?? MockClock(scenario.clock))
         self.secretVerifier = ClientSecretVerifier(settings: scenario.settings)
         self.claimsBuilder = IdentityTokenClaims(issuer: scenario.settings.issuer, options: scenario.settings.claims)
-        self.keySetJSON = keySet.json.serialized
-        self.initialClockMode = self.clock.currentMode
     }
 
-    /// Back to the start: the scenario's personas and auto-approve, the clock as it was when the
-    /// provider was made; no consents, codes, tokens or journal entries.
-    public func reset() async {
-        await state.reset(personas: scenario.personas, autoApprove: scenario.autoApprove)
-        clock.setMode(initialClockMode)
-        journal.clear()
-    }
+    /// The world's clock.
+    public var clock: MockClock { world.clock }
+
+    /// Apple-endpoint requests, from the event log.
+    public var journal: RequestJournal { RequestJournal(log: world.events) }
+
+    /// The registrations as they are now.
+    public var directory: Directory { world.read { $0.directory } }
+
+    /// The keys `/auth/keys` publishes now, in served order.
+    public var keySet: JWKSet { world.read { JWKSet(keys: $0.keys.published) } }
+
+    /// The `/auth/keys` body (in one of several orders when the scenario shuffles it).
+    public var keySetJSON: String { world.keySetBody }
+
+    /// Back to the start in one step: the scenario's registrations, personas, keys, auto-approve and
+    /// faults, the clock as it was when the provider was made; no consents, codes, tokens or events.
+    public func reset() { world.reset() }
 
     var grantLimits: GrantLimits {
         GrantLimits(codeLifetime: settings.codeLifetime, accessTokenLifetime: settings.accessTokenLifetime)
     }
 
-    /// Signs identity-token claims with the active key.
-    func signIdentityToken(_ identity: SignedInIdentity, grant: IdentityTokenClaims.Grant) throws -> String {
-        try JWS.sign(payload: claimsBuilder.claims(for: identity, grant: grant, now: clock.now), with: signingKey)
+    /// Signs identity-token claims with the active key, broken as `fault` says.
+    func signIdentityToken(_ identity: SignedInIdentity, grant: IdentityTokenClaims.Grant, now: Date,
+                           fault: Fault.IdentityTokenFault?) throws(AppleError) -> String {
+        let key = world.read { $0.keys.active }
+        let claims = claimsBuilder.claims(for: identity, grant: grant, now: now, fault: fault)
+        do {
+            return try JWS.sign(payload: claims, with: key, headerKID: fault == .unknownKid ? Self.unknownKID : nil,
+                                corruptSignature: fault == .badSignature)
+        } catch {
+            throw AppleError(.invalidRequest, description: "Your request could not be completed.",
+                             reason: "signing the identity token failed: \(error)")
+        }
+    }
+
+    /// The `kid` a token broken with ``Fault/IdentityTokenFault/unknownKid`` names.
+    public static let unknownKID = "mockUnknwn"
+
+    /// Logs an Apple-endpoint request with its outcome.
+    func recordRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, now: Date,
+                       events: [DomainEvent], failure: AppleError? = nil) {
+        let reason = failure?.reason ?? events.map(\.description).joined(separator: "; ")
+        world.record(.request(RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: failure == nil ? 200 : 400,
+                                            error: failure?.code.rawValue, reason: reason)), at: now)
+    }
+
+    /// Logs a request the HTTP layer answered itself (a body it could not read, a key-set fetch, a fault).
+    public func recordRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, status: Int,
+                              error: AppleError? = nil, reason: String) {
+        world.record(.request(RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: status,
+                                            error: error?.code.rawValue, reason: error?.reason ?? reason)), at: clock.now)
+    }
+
+    /// Runs an endpoint's work and logs it: on success the journal's reason lists what `work` put in
+    /// `events` (the world's events, which transitions log as well, and notes on the answer); on
+    /// failure, the real reason.
+    func answering<T>(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?,
+                      _ work: (Date, inout [DomainEvent]) throws(AppleError) -> T) throws(AppleError) -> T {
+        let now = clock.now
+        var events: [DomainEvent] = []
+        do {
+            let result = try work(now, &events)
+            recordRequest(endpoint, origin: origin, clientID: clientID, now: now, events: events)
+            return result
+        } catch {
+            recordRequest(endpoint, origin: origin, clientID: clientID, now: now, events: events, failure: error)
+            throw error
+        }
     }
 }
 

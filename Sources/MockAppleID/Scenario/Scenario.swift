@@ -16,6 +16,8 @@ public struct Scenario: Sendable {
     public var autoApprove: AutoApprove?
     /// The clock's starting mode.
     public var clock: MockClock.Mode
+    /// Faults queued from the start (and again after every reset).
+    public var faults: [Fault] = []
 
     public init(
         name: String, settings: ProviderSettings, signingKeys: [SigningKey], activeSigningKeyID: String,

@@ -212,7 +212,7 @@ private struct ScenarioReader {
         let (pem, source, location) = try keyMaterial(map, owner: node)
         let revoked = try map.optional("revoked")?.bool() ?? false
         if let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
-            return DeveloperKey(kid: kid, publicKey: privateKey.publicKey, revoked: revoked, location: location)
+            return DeveloperKey(kid: kid, publicKey: privateKey.publicKey, revoked: revoked, location: location, privateKeyPEM: pem)
         }
         if let publicKey = try? P256.Signing.PublicKey(pemRepresentation: pem) {
             return DeveloperKey(kid: kid, publicKey: publicKey, revoked: revoked, location: location)

@@ -50,6 +50,15 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// A number, integral or not.
+    public var doubleValue: Double? {
+        switch self {
+        case let .int(value): return Double(value)
+        case let .double(value): return value
+        default: return nil
+        }
+    }
+
     /// Compact serialisation with keys in their given order and `/` left unescaped.
     public var serialized: String {
         var out = ""

@@ -1,16 +1,23 @@
 import Foundation
 import MockAppleID
 
-/// `GET /__admin/clock`.
+/// `GET /__admin/clock`: the instant, the mode and the scheduled work.
 struct ClockView: Encodable {
     let now: Date
     let epochSeconds: Double
     let frozen: Bool
+    let scheduled: [ScheduledView]
+
+    struct ScheduledView: Encodable {
+        let at: Date
+        let label: String
+    }
 
     init(_ clock: MockClock) {
         now = clock.now
         epochSeconds = now.timeIntervalSince1970
         frozen = clock.isFrozen
+        scheduled = clock.scheduledWork.prefix(100).map { ScheduledView(at: $0.deadline, label: $0.label) }
     }
 }
 
@@ -31,37 +38,53 @@ struct JournalView: Encodable {
     let entries: [JournalEntry]
 }
 
+/// `GET /__admin/events`.
+struct EventsView: Encodable {
+    let events: [EventView]
+
+    struct EventView: Encodable {
+        let sequence: Int
+        let time: Date
+        let description: String
+        let event: DomainEvent
+    }
+
+    init(_ events: [RecordedEvent]) {
+        self.events = events.map { EventView(sequence: $0.sequence, time: $0.time, description: $0.event.description, event: $0.event) }
+    }
+}
+
+/// `GET /__admin/keys`.
+struct KeysView: Encodable {
+    let published: [String]
+    let active: String
+    let shuffled: Bool
+
+    init(_ ring: KeyRing) {
+        published = ring.published.map(\.kid)
+        active = ring.activeKID
+        shuffled = ring.shuffled
+    }
+}
+
+/// `GET /__admin/faults`.
+struct FaultsView: Encodable {
+    let faults: [FaultView]
+
+    struct FaultView: Encodable {
+        let id: Int
+        let description: String
+        let clientID: String?
+        let remaining: Int?
+    }
+
+    init(_ faults: [Fault]) {
+        self.faults = faults.map { FaultView(id: $0.id, description: $0.description, clientID: $0.clientID, remaining: $0.remaining) }
+    }
+}
+
 /// `GET /__admin/health`.
 struct HealthView: Encodable {
     let status: String
     let scenario: String
-}
-
-extension JSONValue {
-    /// Decodes this JSON into `type` (through its serialised text).
-    func decode<T: Decodable>(_ type: T.Type) throws(AdminError) -> T {
-        do { return try JSONDecoder().decode(type, from: data) } catch {
-            throw AdminError.badRequest("invalid \(type): \(Self.describe(error))")
-        }
-    }
-
-    /// This object with `patch`'s members replacing or adding to its own.
-    func merged(with patch: JSONValue) -> JSONValue {
-        guard case var .object(members) = self, case let .object(changes) = patch else { return patch }
-        for (key, value) in changes {
-            if let index = members.firstIndex(where: { $0.0 == key }) { members[index].1 = value } else { members.append((key, value)) }
-        }
-        return .object(members)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case let DecodingError.keyNotFound(key, _): return "missing \(key.stringValue)"
-        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
-             let DecodingError.dataCorrupted(context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        default: return "\(error)"
-        }
-    }
 }

@@ -8,12 +8,13 @@ enum AdminResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }()
 
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(AdminError) -> Response {
         guard let data = try? encoder.encode(value) else {
-            return error(.internalServerError, "encoding_failed", "the response could not be encoded")
+            throw AdminError(status: .internalServerError, code: "encoding_failed", message: "the response could not be encoded")
         }
         return Response(status: status, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
@@ -23,34 +24,96 @@ enum AdminResponse {
         Response(status: status, headers: [.contentType: "application/json"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized)))
     }
-
-    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
-        json(.object([("error", .string(code)), ("message", .string(message))]), status: status)
-    }
 }
 
-/// A refused admin request.
-struct AdminError: Error {
+/// A refused admin request; it renders as `{"error":…,"message":…}`.
+struct AdminError: Error, HTTPResponseError {
     let status: HTTPResponse.Status
     let code: String
     let message: String
 
     static func badRequest(_ message: String) -> AdminError { AdminError(status: .badRequest, code: "bad_request", message: message) }
+    static func notFound(_ message: String) -> AdminError { AdminError(status: .notFound, code: "not_found", message: message) }
 
-    var response: Response { AdminResponse.error(status, code, message) }
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        AdminResponse.json(.object([("error", .string(code)), ("message", .string(message))]), status: status)
+    }
 }
 
 extension Request {
-    /// The body as a JSON object (an empty body reads as `{}`).
+    /// The body as a JSON object (an empty body reads as `{}`). A body must be declared
+    /// `application/json`, which a cross-site form cannot send without the browser asking first.
     func adminJSON(maxSize: Int) async throws(AdminError) -> JSONValue {
         let buffer: ByteBuffer
         do { buffer = try await body.collect(upTo: maxSize) } catch {
             throw AdminError.badRequest("body is larger than \(maxSize) bytes")
         }
         guard buffer.readableBytes > 0 else { return .object([]) }
+        let contentType = (headers[.contentType] ?? "").lowercased()
+        guard contentType.hasPrefix("application/json") else {
+            throw AdminError(status: .unsupportedMediaType, code: "unsupported_media_type",
+                             message: "admin request bodies must be Content-Type: application/json")
+        }
         guard let value = JSONValue.parse(Data(buffer.readableBytesView)), case .object = value else {
             throw AdminError.badRequest("body must be a JSON object")
         }
         return value
+    }
+}
+
+extension JSONValue {
+    /// Decodes this JSON into `type` (through its serialised text).
+    func decode<T: Decodable>(_ type: T.Type) throws(AdminError) -> T {
+        do { return try JSONDecoder().decode(type, from: data) } catch {
+            throw AdminError.badRequest("invalid \(type): \(Self.describe(error))")
+        }
+    }
+
+    /// This object with `patch`'s members replacing or adding to its own.
+    func merged(with patch: JSONValue) -> JSONValue {
+        guard case var .object(members) = self, case let .object(changes) = patch else { return patch }
+        for (key, value) in changes {
+            if let index = members.firstIndex(where: { $0.0 == key }) { members[index].1 = value } else { members.append((key, value)) }
+        }
+        return .object(members)
+    }
+
+    /// A member that must be text, if present.
+    func text(_ key: String) throws(AdminError) -> String? {
+        guard let value = self[key] else { return nil }
+        guard let text = value.stringValue else { throw AdminError.badRequest("\(key) must be text") }
+        return text
+    }
+
+    /// A member that must be true or false, if present.
+    func flag(_ key: String) throws(AdminError) -> Bool? {
+        guard let value = self[key] else { return nil }
+        guard let flag = value.boolValue else { throw AdminError.badRequest("\(key) must be true or false") }
+        return flag
+    }
+
+    /// A member that must be a time: ISO 8601 text or epoch seconds, within the clock's range.
+    func instant(_ key: String) throws(AdminError) -> Date? {
+        guard let value = self[key] else { return nil }
+        let date: Date
+        if let seconds = value.doubleValue {
+            date = Date(timeIntervalSince1970: seconds)
+        } else if let text = value.stringValue, let parsed = ISO8601DateFormatter().date(from: text) {
+            date = parsed
+        } else {
+            throw AdminError.badRequest("\(key) must be epoch seconds or an ISO 8601 time such as 2026-01-01T09:00:00Z")
+        }
+        do { return try TimeRange.check(date, key) } catch { throw AdminError.badRequest(error.description) }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let DecodingError.keyNotFound(key, _): return "missing \(key.stringValue)"
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+             let DecodingError.dataCorrupted(context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        default: return "\(error)"
+        }
     }
 }

@@ -4,7 +4,7 @@ import MockAppleID
 import Synchronization
 
 /// Apple's endpoints over one provider. Each endpoint decodes the request into core values, asks the
-/// provider, and encodes the answer as Apple would; one file per endpoint.
+/// provider (which journals the request), and encodes the answer as Apple would; one file per endpoint.
 struct AppleRoutes: Sendable {
     let provider: AppleIDProvider
     let configuration: ServerConfiguration
@@ -25,22 +25,27 @@ struct AppleRoutes: Sendable {
         return "http://\(host)"
     }
 
-    /// Records the request in the journal and the log; failures are logged with their real reason.
-    func journal(_ request: Request, _ context: BasicRequestContext, endpoint: String, clientID: String?,
-                 status: Int, error: String? = nil, reason: String) {
-        provider.journal.record(time: provider.clock.now, method: request.method.rawValue, endpoint: endpoint,
-                                clientID: clientID, status: status, error: error, reason: reason)
-        let metadata: Logger.Metadata = ["endpoint": .string(endpoint), "client_id": .string(clientID ?? "-"), "status": .stringConvertible(status)]
-        if let error {
-            context.logger.notice("\(error): \(reason)", metadata: metadata)
-        } else {
-            context.logger.info("\(reason)", metadata: metadata)
+    /// Reads a request's input; a failure the provider never saw is journaled here, then thrown.
+    func reading<T>(_ endpoint: AppleEndpoint, _ request: Request, clientID: String? = nil,
+                    _ read: () async throws(AppleError) -> T) async throws(AppleError) -> T {
+        do { return try await read() } catch {
+            provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: 400, error: error, reason: error.reason)
+            throw error
         }
     }
 
-    func journalFailure(_ request: Request, _ context: BasicRequestContext, endpoint: String, clientID: String?, _ error: AppleError) -> Response {
-        journal(request, context, endpoint: endpoint, clientID: clientID, status: 400, error: error.code.rawValue, reason: error.reason)
-        return AppleResponse.error(error)
+    /// Applies a queued transport fault for `target`: a delay, or a 5xx thrown as the response.
+    func applyTransportFault(_ target: Fault.Target, endpoint: AppleEndpoint, _ request: Request, clientID: String?) async throws {
+        guard let fault = provider.takeTransportFault(target, clientID: clientID) else { return }
+        switch fault.kind {
+        case let .tokenDelay(seconds), let .keysDelay(seconds):
+            try await Task.sleep(for: .seconds(seconds))
+        case let .tokenServerError(status), let .keysUnavailable(status):
+            provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: status, reason: "fault applied: \(fault)")
+            throw FaultResponseError(status: .init(code: status))
+        case .tokenError, .idToken:
+            return
+        }
     }
 }
 

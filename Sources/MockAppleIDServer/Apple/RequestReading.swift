@@ -4,29 +4,29 @@ import MockAppleID
 /// Reading Apple-endpoint input without ever crashing or hanging on bad input.
 extension Request {
     /// The query string's parameters.
-    func queryForm() -> Result<FormParameters, AppleError> {
-        do { return .success(try FormParameters(urlEncoded: uri.query ?? "")) } catch {
-            return .failure(AppleError(.invalidRequest, reason: "query string: \(error.description)"))
+    func queryForm() throws(AppleError) -> FormParameters {
+        do { return try FormParameters(urlEncoded: uri.query ?? "") } catch {
+            throw AppleError(.invalidRequest, reason: "query string: \(error.description)")
         }
     }
 
     /// An `application/x-www-form-urlencoded` body of at most `maxSize` bytes, as Apple requires.
-    func urlEncodedForm(maxSize: Int) async -> Result<FormParameters, AppleError> {
+    func urlEncodedForm(maxSize: Int) async throws(AppleError) -> FormParameters {
         let contentType = headers[.contentType] ?? ""
         guard contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
-            return .failure(AppleError(.invalidRequest, reason: contentType.isEmpty
+            throw AppleError(.invalidRequest, reason: contentType.isEmpty
                 ? "Content-Type is missing; send application/x-www-form-urlencoded"
-                : "Content-Type is \(contentType); Apple only reads application/x-www-form-urlencoded"))
+                : "Content-Type is \(contentType); Apple only reads application/x-www-form-urlencoded")
         }
         let buffer: ByteBuffer
         do { buffer = try await body.collect(upTo: maxSize) } catch {
-            return .failure(AppleError(.invalidRequest, reason: "body is larger than \(maxSize) bytes"))
+            throw AppleError(.invalidRequest, reason: "body is larger than \(maxSize) bytes")
         }
         guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes),
               text.utf8.elementsEqual(buffer.readableBytesView)
-        else { return .failure(AppleError(.invalidRequest, reason: "body is not UTF-8")) }
-        do { return .success(try FormParameters(urlEncoded: text)) } catch {
-            return .failure(AppleError(.invalidRequest, reason: "body: \(error.description)"))
+        else { throw AppleError(.invalidRequest, reason: "body is not UTF-8") }
+        do { return try FormParameters(urlEncoded: text) } catch {
+            throw AppleError(.invalidRequest, reason: "body: \(error.description)")
         }
     }
 
@@ -34,4 +34,7 @@ extension Request {
     var prefersJSON: Bool {
         (headers[.accept] ?? "").lowercased().contains("application/json")
     }
+
+    /// Where the request came from, for the journal.
+    var origin: RequestOrigin { .http(method.rawValue) }
 }

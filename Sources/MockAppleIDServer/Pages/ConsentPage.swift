@@ -81,35 +81,35 @@ enum ConsentForm {
     static let action = "action"
 
     /// Reads the decision from a submitted consent form.
-    static func decision(from form: FormParameters) -> Result<ConsentDecision, AuthorizeError> {
+    static func decision(from form: FormParameters) throws(AppleError) -> ConsentDecision {
         if let duplicate = form.firstDuplicate(among: [persona, emailChoice, firstName, lastName, action]) {
-            return .failure(AuthorizeError(.invalidRequest, "Invalid request.", reason: "consent form field \(duplicate) is given more than once"))
+            throw AppleError(.invalidRequest, description: "Invalid request.", reason: "consent form field \(duplicate) is given more than once")
         }
         let value = { (name: String) in form.pairs.first { $0.name == name }?.value ?? "" }
         switch value(action) {
         case "cancel":
-            return .success(.cancel)
+            return .cancel
         case "continue":
             break
         case let other:
-            return .failure(AuthorizeError(.invalidRequest, "Invalid request.",
-                                           reason: "consent form field action is \"\(other)\"; expected continue or cancel"))
+            throw AppleError(.invalidRequest, description: "Invalid request.",
+                                           reason: "consent form field action is \"\(other)\"; expected continue or cancel")
         }
         let personaID = value(persona)
         guard !personaID.isEmpty else {
-            return .failure(AuthorizeError(.invalidRequest, "Invalid request.", reason: "consent form field persona is missing"))
+            throw AppleError(.invalidRequest, description: "Invalid request.", reason: "consent form field persona is missing")
         }
         let choiceText = value(emailChoice)
         var choice: EmailChoice?
         if !choiceText.isEmpty {
             guard let parsed = EmailChoice(rawValue: choiceText) else {
-                return .failure(AuthorizeError(.invalidRequest, "Invalid request.",
-                                               reason: "consent form field email_choice is \"\(choiceText)\"; expected share, hide or empty"))
+                throw AppleError(.invalidRequest, description: "Invalid request.",
+                                               reason: "consent form field email_choice is \"\(choiceText)\"; expected share, hide or empty")
             }
             choice = parsed
         }
         let first = value(firstName), last = value(lastName)
         let name = first.isEmpty && last.isEmpty ? nil : PersonName(firstName: first, lastName: last)
-        return .success(.approve(personaID: personaID, emailChoice: choice, name: name))
+        return .approve(personaID: personaID, emailChoice: choice, name: name)
     }
 }

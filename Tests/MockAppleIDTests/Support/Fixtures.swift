@@ -54,18 +54,43 @@ enum Fixtures {
 extension AppleIDProvider {
     /// Signs in through the consent path and returns the delivery.
     func signIn(_ persona: String, parameters: FormParameters = Fixtures.authorizeParameters(),
-                emailChoice: EmailChoice? = nil, name: PersonName? = nil) async throws -> AuthorizationDelivery {
-        try await completeAuthorization(parameters, decision: .approve(personaID: persona, emailChoice: emailChoice, name: name)).get().0
+                emailChoice: EmailChoice? = nil, name: PersonName? = nil) throws -> AuthorizationDelivery {
+        try completeAuthorization(parameters, decision: .approve(personaID: persona, emailChoice: emailChoice, name: name))
+    }
+
+    /// `token` with its outcome as a value.
+    func tokenResult(_ form: FormParameters) -> Result<JSONValue, AppleError> {
+        Result { () throws(AppleError) in try token(form) }
+    }
+
+    /// `revoke` with its outcome as a value: on success, the journal's reason for the request.
+    func revokeResult(_ form: FormParameters) -> Result<String, AppleError> {
+        Result { () throws(AppleError) in
+            try revoke(form)
+            return journal.entries().last?.reason ?? ""
+        }
+    }
+
+    /// `completeAuthorization` with its outcome as a value.
+    func completeResult(_ parameters: FormParameters, decision: ConsentDecision) -> Result<AuthorizationDelivery, AppleError> {
+        Result { () throws(AppleError) in try completeAuthorization(parameters, decision: decision) }
     }
 
     /// Exchanges a code as the web client.
     func exchange(_ code: String, clientID: String = Fixtures.webClient, redirectURI: String? = Fixtures.redirect,
-                  verifier: String? = nil) async -> Result<EndpointSuccess, AppleError> {
+                  verifier: String? = nil) -> Result<JSONValue, AppleError> {
         var pairs = [FormParameters.Pair("client_id", clientID), .init("client_secret", Fixtures.secret(for: clientID, at: clock.now)),
                      .init("grant_type", "authorization_code"), .init("code", code)]
         if let redirectURI { pairs.append(.init("redirect_uri", redirectURI)) }
         if let verifier { pairs.append(.init("code_verifier", verifier)) }
-        return await token(FormParameters(pairs))
+        return tokenResult(FormParameters(pairs))
+    }
+}
+
+extension AuthorizationValidator {
+    /// `validate` with its outcome as a value.
+    func result(_ parameters: FormParameters) -> Result<AuthorizationRequest, AppleError> {
+        Result { () throws(AppleError) in try validate(parameters) }
     }
 }
 

@@ -1,0 +1,100 @@
+/// Why a fault description was refused.
+public struct FaultSpecError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Fault {
+    /// The spellings of ``Fault/Kind`` in scenario files and the admin API.
+    public static let kindNames = [
+        "token-server-error", "token-delay", "token-error", "keys-unavailable", "keys-delay",
+    ] + IdentityTokenFault.allCases.map(\.specName)
+
+    /// Reads `{"fault": name, "status"?, "seconds"?, "error"?, "clientID"?, "count"?, "always"?}`:
+    /// `count` (default 1) matching requests, or every one while `always` is true.
+    public init(spec: JSONValue) throws(FaultSpecError) {
+        guard case let .object(members) = spec else { throw FaultSpecError("a fault must be an object with a \"fault\" name") }
+        let allowed = ["fault", "status", "seconds", "error", "clientID", "count", "always"]
+        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
+            throw FaultSpecError("unknown fault field \"\(unknown.0)\"; expected: \(allowed.joined(separator: ", "))")
+        }
+        guard let name = spec["fault"]?.stringValue else {
+            throw FaultSpecError("\"fault\" must name the fault: \(Self.kindNames.joined(separator: ", "))")
+        }
+        let kind = try Self.kind(named: name, spec)
+        var clientID: String?
+        if let value = spec["clientID"] {
+            guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 256 else {
+                throw FaultSpecError("clientID must be a client id (1 to 256 characters)")
+            }
+            clientID = text
+        }
+        let always = try Self.flag(spec["always"], "always")
+        var count: Int? = 1
+        if let value = spec["count"] {
+            guard !always else { throw FaultSpecError("give count or always, not both") }
+            guard let number = value.int64Value, number >= 1, number <= Int64(Self.largestCount) else {
+                throw FaultSpecError("count must be a whole number from 1 to \(Self.largestCount)")
+            }
+            count = Int(number)
+        }
+        if always { count = nil }
+        self.init(kind, clientID: clientID, count: count)
+    }
+
+    private static func kind(named name: String, _ spec: JSONValue) throws(FaultSpecError) -> Kind {
+        switch name {
+        case "token-server-error": return .tokenServerError(status: try status(spec))
+        case "token-delay": return .tokenDelay(seconds: try seconds(spec))
+        case "token-error":
+            let text = spec["error"]?.stringValue
+            guard let code = text.flatMap(AppleErrorCode.init(rawValue:)), code == .invalidGrant || code == .invalidClient else {
+                throw FaultSpecError("token-error needs \"error\": \"invalid_grant\" or \"invalid_client\"")
+            }
+            return .tokenError(code)
+        case "keys-unavailable": return .keysUnavailable(status: try status(spec))
+        case "keys-delay": return .keysDelay(seconds: try seconds(spec))
+        default:
+            guard let fault = IdentityTokenFault.allCases.first(where: { $0.specName == name }) else {
+                throw FaultSpecError("unknown fault \"\(name)\"; expected one of: \(kindNames.joined(separator: ", "))")
+            }
+            return .idToken(fault)
+        }
+    }
+
+    private static func status(_ spec: JSONValue) throws(FaultSpecError) -> Int {
+        guard let value = spec["status"] else { return 503 }
+        guard let number = value.int64Value, (500...599).contains(number) else {
+            throw FaultSpecError("status must be a whole number from 500 to 599")
+        }
+        return Int(number)
+    }
+
+    private static func seconds(_ spec: JSONValue) throws(FaultSpecError) -> Double {
+        guard let value = spec["seconds"]?.doubleValue, value.isFinite, value > 0, value <= longestDelay else {
+            throw FaultSpecError("seconds must be a number above 0 and at most \(Int(longestDelay))")
+        }
+        return value
+    }
+
+    private static func flag(_ value: JSONValue?, _ name: String) throws(FaultSpecError) -> Bool {
+        guard let value else { return false }
+        guard let flag = value.boolValue else { throw FaultSpecError("\(name) must be true or false") }
+        return flag
+    }
+}
+
+extension Fault.IdentityTokenFault {
+    /// `id-token-expired`, `id-token-not-yet-valid`, …
+    public var specName: String {
+        switch self {
+        case .expired: return "id-token-expired"
+        case .notYetValid: return "id-token-not-yet-valid"
+        case .wrongIssuer: return "id-token-wrong-issuer"
+        case .wrongAudience: return "id-token-wrong-audience"
+        case .unknownKid: return "id-token-unknown-kid"
+        case .badSignature: return "id-token-bad-signature"
+        case .noNonce: return "id-token-no-nonce"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A change of the world, as typed data. Every transition appends its events to the ``EventLog``,
+/// stamped with the one instant read for that request; the request journal, and any other reader,
+/// work from these rather than from prose.
+public enum DomainEvent: Sendable, Equatable, Codable {
+    /// A persona approved a sign-in and a code was issued (`firstConsent`: the consent was given now).
+    case signInApproved(personaID: String, clientID: String, firstConsent: Bool, native: Bool)
+    /// The consent page was shown for a valid request.
+    case consentPageShown(clientID: String)
+    /// The authorization response went back to the relying party.
+    case delivered(mode: String, redirectURI: String)
+    /// The person pressed Cancel.
+    case signInCancelled(clientID: String)
+    /// A code was exchanged for tokens.
+    case codeRedeemed(personaID: String, clientID: String)
+    /// A refresh token was used.
+    case tokensRefreshed(personaID: String, clientID: String)
+    /// A persona's consent to an app group ended: its codes and tokens are gone, the next sign-in is a first one.
+    case consentRevoked(personaID: String, groupID: String, cause: RevocationCause)
+    /// `/auth/revoke` was asked for a token it did not revoke (unknown, or another client's); Apple answers 200 all the same.
+    case revocationIgnored(clientID: String, tokenOwner: String?)
+    case personaCreated(personaID: String)
+    /// A persona's fields changed; `fields` names them.
+    case personaChanged(personaID: String, fields: [String])
+    /// The Apple Account was deleted: every grant ended and sign-in is refused.
+    case accountDeleted(personaID: String)
+    case autoApproveChanged(AutoApprove?)
+    case keyAdded(kid: String)
+    case keyActivated(kid: String)
+    case keyRetired(kid: String)
+    case jwksShuffleChanged(Bool)
+    case clockChanged(now: Date, frozen: Bool)
+    case faultQueued(Fault)
+    /// A queued fault took effect on a request or a token.
+    case faultApplied(Fault)
+    /// Work scheduled on the clock could not be done when it came due.
+    case scheduledChangeFailed(label: String, reason: String)
+    /// A timeline step ran (`index` from 0).
+    case timelineStep(index: Int, summary: String, passed: Bool)
+    /// Everything went back to the scenario's start.
+    case worldReset
+    /// An Apple endpoint answered: the request journal's entry.
+    case request(RequestRecord)
+}
+
+/// Why a consent ended.
+public enum RevocationCause: String, Sendable, Codable {
+    /// `POST /auth/revoke` with one of its tokens.
+    case revokeEndpoint
+    /// The user stopped using Sign in with Apple with the app (admin API, Swift API, timeline).
+    case userRevoked
+    /// The Apple Account was deleted.
+    case accountDeleted
+}
+
+extension DomainEvent: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .signInApproved(persona, client, first, native):
+            return "\(first ? "first" : "returning") \(native ? "native " : "")sign-in of persona \(persona) to \(client); code issued"
+        case let .consentPageShown(client): return "consent page shown for \(client)"
+        case let .delivered(mode, uri): return "delivered by \(mode) to \(uri)"
+        case let .signInCancelled(client): return "user cancelled the sign-in to \(client)"
+        case let .codeRedeemed(persona, client): return "code exchanged by \(client) for persona \(persona)"
+        case let .tokensRefreshed(persona, client): return "refresh by \(client) for persona \(persona)"
+        case let .consentRevoked(persona, group, cause):
+            return "consent of persona \(persona) to app group \(group) revoked (\(cause.rawValue)); its codes and tokens are void"
+        case let .revocationIgnored(client, owner?):
+            return "token belongs to \(owner), not \(client); nothing revoked (Apple answers 200 all the same)"
+        case .revocationIgnored:
+            return "token unknown or already revoked; nothing to do (Apple answers 200 all the same)"
+        case let .personaCreated(persona): return "persona \(persona) created"
+        case let .personaChanged(persona, fields): return "persona \(persona) changed: \(fields.joined(separator: ", "))"
+        case let .accountDeleted(persona): return "Apple Account of persona \(persona) deleted"
+        case let .autoApproveChanged(value?): return "auto-approve on as \(value.persona)"
+        case .autoApproveChanged(nil): return "auto-approve off"
+        case let .keyAdded(kid): return "signing key \(kid) added to /auth/keys"
+        case let .keyActivated(kid): return "signing key \(kid) now signs"
+        case let .keyRetired(kid): return "signing key \(kid) retired from /auth/keys"
+        case let .jwksShuffleChanged(on): return "JWKS order shuffling \(on ? "on" : "off")"
+        case let .clockChanged(now, frozen): return "clock set to \(now.formatted(.iso8601))\(frozen ? ", frozen" : ", running")"
+        case let .faultQueued(fault): return "fault queued: \(fault)"
+        case let .faultApplied(fault): return "fault applied: \(fault)"
+        case let .scheduledChangeFailed(label, reason): return "scheduled change failed: \(label): \(reason)"
+        case let .timelineStep(index, summary, passed): return "timeline step \(index + 1) \(passed ? "passed" : "FAILED"): \(summary)"
+        case .worldReset: return "reset to the scenario's start"
+        case let .request(record): return "\(record.method) \(record.endpoint) → \(record.status)"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/// Why a persona change was refused.
+public enum PersonaError: Error, Equatable, CustomStringConvertible {
+    case alreadyExists(String)
+    case notFound(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case let .alreadyExists(id): return "persona \"\(id)\" already exists"
+        case let .notFound(id): return "persona \"\(id)\" does not exist"
+        case let .invalid(message): return message
+        }
+    }
+
+    /// The longest persona id, name part or email accepted.
+    public static let fieldLimit = 256
+
+    static func check(_ persona: Persona) throws(PersonaError) {
+        guard !persona.id.isEmpty else { throw .invalid("persona id must not be empty") }
+        for (name, value) in [("id", persona.id), ("firstName", persona.firstName), ("lastName", persona.lastName),
+                              ("email", persona.email ?? ""), ("orgID", persona.orgID ?? "")]
+        where value.utf8.count > fieldLimit {
+            throw .invalid("\(name) must be at most \(fieldLimit) bytes")
+        }
+        if let email = persona.email, !email.contains("@") { throw .invalid("\"\(email)\" is not an email address") }
+        if persona.emailChoice == .hide && !persona.canHideEmail {
+            throw .invalid(persona.managed ? "a managed account cannot hide its email" : "a persona without email has nothing to hide")
+        }
+    }
+}
+
+extension WorldState {
+    /// The most personas a world holds.
+    public static let personaCapacity = 10_000
+
+    /// Adds a persona, or re-creates one whose account was deleted (it gets a new `sub`).
+    mutating func create(_ persona: Persona, events: inout [DomainEvent]) throws(PersonaError) {
+        try PersonaError.check(persona)
+        if let index = personas.firstIndex(where: { $0.id == persona.id }) {
+            guard deletedAccounts.remove(persona.id) != nil else { throw .alreadyExists(persona.id) }
+            personas[index] = persona
+            accountGenerations[persona.id, default: 0] += 1
+        } else {
+            guard personas.count < Self.personaCapacity else { throw .invalid("at most \(Self.personaCapacity) personas") }
+            personas.append(persona)
+        }
+        events.append(.personaCreated(personaID: persona.id))
+    }
+
+    /// Replaces a persona (matched by id). Consents stay; tokens issued later show the new data.
+    mutating func update(_ persona: Persona, events: inout [DomainEvent]) throws(PersonaError) {
+        guard let index = personas.firstIndex(where: { $0.id == persona.id }) else { throw .notFound(persona.id) }
+        try PersonaError.check(persona)
+        let before = personas[index]
+        personas[index] = persona
+        events.append(.personaChanged(personaID: persona.id, fields: before.changedFields(to: persona)))
+    }
+
+    /// The user stops using Sign in with Apple with an app group: its consent, codes and tokens end.
+    mutating func revokeConsent(personaID: String, groupID: String, events: inout [DomainEvent]) throws(PersonaError) {
+        guard persona(personaID) != nil else { throw .notFound(personaID) }
+        guard directory.groups[groupID] != nil else { throw .invalid("no app group has primary App ID \(groupID)") }
+        let key = ConsentKey(personaID: personaID, groupID: groupID)
+        guard consents[key] != nil else { throw .invalid("persona \(personaID) has not signed in to app group \(groupID)") }
+        revokeConsent(key, cause: .userRevoked, events: &events)
+    }
+
+    /// Deletes the persona's Apple Account: every consent and grant ends and sign-in is refused
+    /// until the persona is created again.
+    mutating func deleteAccount(personaID: String, events: inout [DomainEvent]) throws(PersonaError) {
+        guard persona(personaID) != nil else { throw .notFound(personaID) }
+        guard !deletedAccounts.contains(personaID) else { throw .invalid("persona \(personaID)'s account is already deleted") }
+        for key in consents.keys where key.personaID == personaID {
+            revokeConsent(key, cause: .accountDeleted, events: &events)
+        }
+        deletedAccounts.insert(personaID)
+        if autoApprove?.persona == personaID {
+            autoApprove = nil
+            events.append(.autoApproveChanged(nil))
+        }
+        events.append(.accountDeleted(personaID: personaID))
+    }
+
+    mutating func setAutoApprove(_ value: AutoApprove?, events: inout [DomainEvent]) throws(PersonaError) {
+        if let value {
+            guard persona(value.persona) != nil else { throw .notFound(value.persona) }
+            guard !deletedAccounts.contains(value.persona) else { throw .invalid("persona \(value.persona)'s account is deleted") }
+        }
+        autoApprove = value
+        events.append(.autoApproveChanged(value))
+    }
+}
+
+extension Persona {
+    /// Names of the fields that differ in `other`.
+    func changedFields(to other: Persona) -> [String] {
+        var fields: [String] = []
+        if firstName != other.firstName { fields.append("firstName") }
+        if lastName != other.lastName { fields.append("lastName") }
+        if email != other.email { fields.append("email") }
+        if emailChoice != other.emailChoice { fields.append("emailChoice") }
+        if realUserStatus != other.realUserStatus { fields.append("realUserStatus") }
+        if managed != other.managed { fields.append("managed") }
+        if orgID != other.orgID { fields.append("orgID") }
+        if emailVerified != other.emailVerified { fields.append("emailVerified") }
+        return fields
+    }
+}

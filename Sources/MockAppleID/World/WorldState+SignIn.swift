@@ -1,0 +1,237 @@
+import Foundation
+
+/// A sign-in to record: web (from a validated authorization request) or native (from the device).
+struct SignInRequest: Sendable {
+    let client: Client
+    let personaID: String
+    let scopes: [Scope]
+    /// Share or hide on a first consent (nil: the persona's default).
+    let emailChoice: EmailChoice?
+    /// nil for native codes; then the exchange must send none.
+    let redirectURI: String?
+    let nonce: String?
+    let challenge: PKCEChallenge?
+    let native: Bool
+    /// For native sign-ins: overrides the persona's `real_user_status`.
+    var realUserStatus: RealUserStatus? = nil
+}
+
+extension SignInRequest {
+    init(_ request: AuthorizationRequest, personaID: String, emailChoice: EmailChoice?) {
+        self.init(client: request.client, personaID: personaID, scopes: request.scopes, emailChoice: emailChoice,
+                  redirectURI: request.redirectURI, nonce: request.nonce, challenge: request.codeChallenge, native: false)
+    }
+}
+
+/// A sign-in the world recorded.
+struct ApprovedSignIn: Sendable {
+    let persona: Persona
+    let consent: Consent
+    let subject: String
+    let relayAccount: String
+    let isFirstConsent: Bool
+    let authTime: Date
+}
+
+/// A code or refresh token that was accepted.
+struct RedeemedGrant: Sendable {
+    let persona: Persona
+    let consent: Consent
+    let subject: String
+    let relayAccount: String
+    let nonce: String?
+    let authTime: Date
+    /// `real_user_status` of a native first authorization's code; nil otherwise.
+    let realUserStatus: RealUserStatus?
+}
+
+/// A code exchange as the token endpoint read it.
+struct CodeExchange: Sendable {
+    let code: String
+    let clientID: String
+    let redirectURI: String?
+    let codeVerifier: String?
+}
+
+/// Fresh opaque tokens for a code exchange, made before taking the lock.
+struct IssuedTokens: Sendable {
+    let accessToken: String
+    let refreshToken: String
+}
+
+/// Lifetimes the world applies.
+struct GrantLimits: Sendable {
+    let codeLifetime: TimeInterval
+    let accessTokenLifetime: TimeInterval
+}
+
+/// `token_type_hint` of `/auth/revoke`.
+public enum TokenTypeHint: String, Sendable {
+    case refreshToken = "refresh_token"
+    case accessToken = "access_token"
+}
+
+extension WorldState {
+    /// Records the sign-in: consent on the first sign-in to the group, and a code.
+    mutating func approve(_ request: SignInRequest, code: String, now: Date, limits: GrantLimits,
+                          events: inout [DomainEvent]) throws(AppleError) -> ApprovedSignIn {
+        purgeExpiredIfLarge(now: now, limits: limits)
+        guard let persona = persona(request.personaID) else {
+            throw AppleError(.invalidRequest, description: "Unknown account.", reason: "persona \"\(request.personaID)\" does not exist")
+        }
+        guard !deletedAccounts.contains(persona.id) else {
+            throw AppleError(.invalidRequest, description: "Unknown account.",
+                             reason: "persona \"\(persona.id)\"'s Apple Account was deleted; re-create the persona to sign in again")
+        }
+        let key = ConsentKey(personaID: persona.id, groupID: request.client.groupID)
+        let existing = consents[key]
+        let consent = existing ?? Consent(
+            personaID: persona.id, groupID: key.groupID,
+            scopes: Set(request.scopes.filter { $0 != .email || persona.email != nil }),
+            emailChoice: persona.canHideEmail ? (request.emailChoice ?? persona.emailChoice) : .share,
+            grantedAt: now)
+        consents[key] = consent
+        codes[code] = IssuedCode(
+            code: code, clientID: request.client.id, consent: key, redirectURI: request.redirectURI,
+            nonce: request.nonce, challenge: request.challenge, issuedAt: now, authTime: now,
+            realUserStatus: request.native && existing == nil ? request.realUserStatus ?? persona.realUserStatus : nil)
+        events.append(.signInApproved(personaID: persona.id, clientID: request.client.id, firstConsent: existing == nil, native: request.native))
+        return ApprovedSignIn(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: request.client.teamID),
+                              relayAccount: accountKey(persona.id), isFirstConsent: existing == nil, authTime: now)
+    }
+
+    /// Redeems a code, checking in turn: known, unexpired, unused, same client, redirect URI, PKCE.
+    mutating func redeem(_ request: CodeExchange, now: Date, limits: GrantLimits, tokens: IssuedTokens,
+                         events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
+        guard var issued = codes[request.code] else {
+            throw AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
+                             reason: "code was never issued, or its grant was revoked")
+        }
+        guard now < issued.issuedAt.addingTimeInterval(limits.codeLifetime) else {
+            let late = TimeRange.wholeSeconds(now.timeIntervalSince(issued.issuedAt) - limits.codeLifetime)
+            throw AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
+                             reason: "code expired \(late) s ago (codes live \(TimeRange.wholeSeconds(limits.codeLifetime)) s)")
+        }
+        guard !issued.redeemed else {
+            throw AppleError(.invalidGrant, description: "The code has already been used.",
+                             reason: "code was already exchanged; codes are single-use")
+        }
+        guard issued.clientID == request.clientID else {
+            throw AppleError(.invalidGrant, description: "client_id mismatch. The code was not issued to \(request.clientID).",
+                             reason: "code was issued to \(issued.clientID), exchanged as \(request.clientID)")
+        }
+        try Self.checkRedirect(issued: issued.redirectURI, given: request.redirectURI)
+        try Self.checkPKCE(issued.challenge, verifier: request.codeVerifier)
+        guard let consent = consents[issued.consent], let persona = persona(issued.consent.personaID) else {
+            throw AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
+                             reason: "the persona's consent was revoked after the code was issued")
+        }
+        issued.redeemed = true
+        codes[request.code] = issued
+        refreshGrants[tokens.refreshToken] = RefreshGrant(
+            token: tokens.refreshToken, clientID: issued.clientID, consent: issued.consent, authTime: issued.authTime)
+        accessGrants[tokens.accessToken] = AccessGrant(
+            token: tokens.accessToken, clientID: issued.clientID, consent: issued.consent,
+            expiresAt: now.addingTimeInterval(limits.accessTokenLifetime))
+        events.append(.codeRedeemed(personaID: persona.id, clientID: issued.clientID))
+        return redeemed(persona, consent, clientID: issued.clientID, nonce: issued.nonce, authTime: issued.authTime,
+                        realUserStatus: issued.realUserStatus)
+    }
+
+    private static func checkRedirect(issued: String?, given: String?) throws(AppleError) {
+        switch (issued, given) {
+        case let (expected?, nil):
+            throw AppleError(.invalidRequest, reason: "redirect_uri is missing; the code was issued for \(expected)")
+        case let (expected, given?) where expected != given:
+            throw AppleError(.invalidGrant, description: "redirect_uri mismatch. The code was not issued to \(given).",
+                             reason: "code was issued for \(expected ?? "no redirect_uri (native)"), exchanged with \(given)")
+        default:
+            return
+        }
+    }
+
+    private static func checkPKCE(_ challenge: PKCEChallenge?, verifier: String?) throws(AppleError) {
+        switch (challenge, verifier) {
+        case (nil, nil):
+            return
+        case (nil, .some):
+            throw AppleError(.invalidGrant, reason: "code_verifier sent, but the authorization request had no code_challenge")
+        case (.some, nil):
+            throw AppleError(.invalidGrant, reason: "the authorization request had a code_challenge; code_verifier is required")
+        case let (challenge?, verifier?):
+            guard challenge.isAnswered(by: verifier) else {
+                throw AppleError(.invalidGrant, reason: "code_verifier does not match the \(challenge.method.rawValue) code_challenge")
+            }
+        }
+    }
+
+    /// Issues a new access token on a refresh token of `clientID`.
+    mutating func refresh(_ token: String, clientID: String, accessToken: String, now: Date, limits: GrantLimits,
+                          events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
+        purgeExpiredIfLarge(now: now, limits: limits)
+        guard let grant = refreshGrants[token] else {
+            throw AppleError(.invalidGrant, description: "The token has expired or has been revoked.",
+                             reason: "refresh_token is unknown or was revoked")
+        }
+        guard grant.clientID == clientID else {
+            throw AppleError(.invalidGrant, reason: "refresh_token was issued to \(grant.clientID), used by \(clientID)")
+        }
+        guard let consent = consents[grant.consent], let persona = persona(grant.consent.personaID) else {
+            throw AppleError(.invalidGrant, description: "The token has expired or has been revoked.", reason: "the persona's consent is gone")
+        }
+        accessGrants[accessToken] = AccessGrant(
+            token: accessToken, clientID: clientID, consent: grant.consent, expiresAt: now.addingTimeInterval(limits.accessTokenLifetime))
+        events.append(.tokensRefreshed(personaID: persona.id, clientID: clientID))
+        return redeemed(persona, consent, clientID: clientID, nonce: nil, authTime: grant.authTime, realUserStatus: nil)
+    }
+
+    private func redeemed(_ persona: Persona, _ consent: Consent, clientID: String, nonce: String?, authTime: Date,
+                          realUserStatus: RealUserStatus?) -> RedeemedGrant {
+        let teamID = directory.client(clientID)?.teamID ?? ""
+        return RedeemedGrant(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: teamID),
+                             relayAccount: accountKey(persona.id), nonce: nonce, authTime: authTime,
+                             realUserStatus: realUserStatus)
+    }
+
+    /// Revokes the grant behind a refresh or access token: consent, codes and every token of that
+    /// persona for that app group, so the next sign-in is a first one. Unknown tokens and other
+    /// clients' tokens change nothing (Apple answers 200 all the same).
+    mutating func revoke(_ token: String, clientID: String, hint: TokenTypeHint?, now: Date, events: inout [DomainEvent]) {
+        let grant: (clientID: String, consent: ConsentKey)?
+        switch hint {
+        case .accessToken:
+            grant = accessGrant(token, now: now) ?? refreshGrants[token].map { ($0.clientID, $0.consent) }
+        case .refreshToken, nil:
+            grant = refreshGrants[token].map { ($0.clientID, $0.consent) } ?? accessGrant(token, now: now)
+        }
+        guard let grant, grant.clientID == clientID else {
+            events.append(.revocationIgnored(clientID: clientID, tokenOwner: grant?.clientID))
+            return
+        }
+        revokeConsent(grant.consent, cause: .revokeEndpoint, events: &events)
+    }
+
+    private func accessGrant(_ token: String, now: Date) -> (clientID: String, consent: ConsentKey)? {
+        guard let grant = accessGrants[token], grant.expiresAt > now else { return nil }
+        return (grant.clientID, grant.consent)
+    }
+
+    /// Ends a consent with its codes and tokens.
+    mutating func revokeConsent(_ key: ConsentKey, cause: RevocationCause, events: inout [DomainEvent]) {
+        consents[key] = nil
+        codes = codes.filter { $0.value.consent != key }
+        refreshGrants = refreshGrants.filter { $0.value.consent != key }
+        accessGrants = accessGrants.filter { $0.value.consent != key }
+        events.append(.consentRevoked(personaID: key.personaID, groupID: key.groupID, cause: cause))
+    }
+
+    /// Once many are held, drops codes and access tokens that can no longer be used (an expired
+    /// code answers the same `invalid_grant` as an unknown one), so that long runs of sign-ins or of
+    /// refreshes do not grow without bound. Called by every transition that adds either.
+    private mutating func purgeExpiredIfLarge(now: Date, limits: GrantLimits) {
+        guard codes.count + accessGrants.count >= purgeThreshold else { return }
+        codes = codes.filter { now < $0.value.issuedAt.addingTimeInterval(limits.codeLifetime) }
+        accessGrants = accessGrants.filter { $0.value.expiresAt > now }
+        purgeThreshold = max(Self.minimumPurgeThreshold, (codes.count + accessGrants.count) * 2)
+    }
+}

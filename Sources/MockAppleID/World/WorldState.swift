@@ -1,0 +1,59 @@
+import Foundation
+
+/// Everything about a provider that changes: registrations, personas, consents, codes and grants,
+/// the signing keys, auto-approve and queued faults. One value behind one lock (``World``); every
+/// transition is a mutating method that returns a typed result and appends typed events, so parallel
+/// requests never see half a change. `Codable`: a snapshot of it restores the world exactly.
+public struct WorldState: Sendable, Codable {
+    public internal(set) var directory: Directory
+    public internal(set) var personas: [Persona]
+    /// Personas whose Apple Account was deleted: they cannot sign in until re-created.
+    public internal(set) var deletedAccounts: Set<String> = []
+    /// How many times each persona's account was re-created after deletion; a re-created account has a new `sub`.
+    public internal(set) var accountGenerations: [String: Int] = [:]
+    var consents: [ConsentKey: Consent] = [:]
+    var codes: [String: IssuedCode] = [:]
+    var refreshGrants: [String: RefreshGrant] = [:]
+    var accessGrants: [String: AccessGrant] = [:]
+    public internal(set) var autoApprove: AutoApprove?
+    public internal(set) var keys: KeyRing
+    var faults = FaultQueue()
+    /// When codes and access tokens held reach this many, expired ones are dropped.
+    var purgeThreshold = WorldState.minimumPurgeThreshold
+    static let minimumPurgeThreshold = 10_000
+
+    /// The scenario's starting point: its registrations, personas, keys and auto-approve; no grants.
+    init(scenario: Scenario) throws(KeyRing.Failure) {
+        directory = Directory(teams: scenario.teams, groups: scenario.groups)
+        personas = scenario.personas
+        autoApprove = scenario.autoApprove
+        keys = try KeyRing(published: scenario.signingKeys, activeKID: scenario.activeSigningKeyID,
+                           shuffled: scenario.settings.shuffleJWKS)
+        for fault in scenario.faults { _ = try? faults.enqueue(fault) }
+    }
+
+    /// The persona with `id`, deleted or not.
+    public func persona(_ id: String) -> Persona? { personas.first { $0.id == id } }
+
+    /// The persona's consent to `groupID`, if they have signed in to the group.
+    public func consent(personaID: String, groupID: String) -> Consent? {
+        consents[ConsentKey(personaID: personaID, groupID: groupID)]
+    }
+
+    /// The queued faults, in order.
+    public var queuedFaults: [Fault] { faults.faults }
+
+    /// How many codes and access tokens are held.
+    var heldCounts: (codes: Int, accessTokens: Int) { (codes.count, accessGrants.count) }
+
+    /// The team-scoped `sub` of a persona (a re-created account gets a new one).
+    public func subject(personaID: String, teamID: String) -> String {
+        AppleIdentifiers.subject(teamID: teamID, personaID: accountKey(personaID))
+    }
+
+    /// What `sub` and relay addresses are derived from: the persona id, plus the generation of a re-created account.
+    func accountKey(_ personaID: String) -> String {
+        let generation = accountGenerations[personaID] ?? 0
+        return generation == 0 ? personaID : "\(personaID)#\(generation)"
+    }
+}
