@@ -15,6 +15,17 @@ public struct ClientSecret: Sendable {
         self.key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
     }
 
+    /// The same key presented under another key id (for secrets that name the wrong `kid`).
+    public func presenting(keyID: String) -> ClientSecret {
+        ClientSecret(teamID: teamID, keyID: keyID, key: key)
+    }
+
+    private init(teamID: String, keyID: String, key: P256.Signing.PrivateKey) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.key = key
+    }
+
     /// A secret for `clientID` issued at `issuedAt` and valid for `lifetime` seconds.
     public func make(clientID: String, issuedAt: Date, lifetime: TimeInterval = 3600, audience: String = "https://appleid.apple.com") throws -> String {
         let iat = TimeRange.wholeSeconds(issuedAt.timeIntervalSince1970)

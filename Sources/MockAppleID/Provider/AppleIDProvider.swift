@@ -12,6 +12,8 @@ public final class AppleIDProvider: Sendable {
     /// The one owner of everything that changes, with its event log and clock.
     public let world: World
 
+    /// The loaded timeline and how far it has run (the scenario's own, until another is loaded).
+    public let timeline: TimelinePlayer
     let secretVerifier: ClientSecretVerifier
     let claimsBuilder: IdentityTokenClaims
 
@@ -24,6 +26,7 @@ public final class AppleIDProvider: Sendable {
         self.scenario = scenario
         self.settings = scenario.settings
         self.world = World(initial: initial, clock: clock ?? MockClock(scenario.clock))
+        self.timeline = TimelinePlayer(timeline: scenario.timeline)
         self.secretVerifier = ClientSecretVerifier(settings: scenario.settings)
         self.claimsBuilder = IdentityTokenClaims(issuer: scenario.settings.issuer, options: scenario.settings.claims)
     }
@@ -45,7 +48,10 @@ public final class AppleIDProvider: Sendable {
 
     /// Back to the start in one step: the scenario's registrations, personas, keys, auto-approve and
     /// faults, the clock as it was when the provider was made; no consents, codes, tokens or events.
-    public func reset() { world.reset() }
+    public func reset() {
+        world.reset()
+        timeline.load(scenario.timeline)
+    }
 
     var grantLimits: GrantLimits {
         GrantLimits(codeLifetime: settings.codeLifetime, accessTokenLifetime: settings.accessTokenLifetime)

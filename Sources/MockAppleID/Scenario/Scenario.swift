@@ -18,6 +18,8 @@ public struct Scenario: Sendable {
     public var clock: MockClock.Mode
     /// Faults queued from the start (and again after every reset).
     public var faults: [Fault] = []
+    /// Steps replayed by `scenario run` or the admin API's timeline.
+    public var timeline = Timeline(steps: [])
 
     public init(
         name: String, settings: ProviderSettings, signingKeys: [SigningKey], activeSigningKeyID: String,

@@ -53,14 +53,28 @@ private struct ScenarioReader {
 
     func read(_ root: YAMLCursor) throws(ScenarioError) -> Scenario {
         let top = try root.mapping(allowed: [
-            "name", "settings", "claims", "clock", "signingKeys", "teams", "personas", "autoApprove",
+            "base", "name", "settings", "claims", "clock", "signingKeys", "teams", "personas", "autoApprove", "faults", "timeline",
         ])
-        var settings = ProviderSettings()
+        let base = try readBase(top.optional("base"))
+        var settings = base?.settings ?? ProviderSettings()
         if let node = top.optional("settings") { try readSettings(node, into: &settings) }
         if let node = top.optional("claims") { try readClaims(node, into: &settings.claims) }
-        let (signingKeys, activeKID) = try readSigningKeys(try top.required("signingKeys"))
-        let (teams, groups) = try readTeams(try top.required("teams"), settings: settings)
-        let personas = try readPersonas(try top.required("personas"))
+        var signingKeys: [SigningKey], activeKID: String, teams: [Team], groups: [AppGroup], personas: [Persona]
+        if let base, top.optional("signingKeys") == nil {
+            (signingKeys, activeKID) = (base.signingKeys, base.activeSigningKeyID)
+        } else {
+            (signingKeys, activeKID) = try readSigningKeys(try top.required("signingKeys"))
+        }
+        if let base, top.optional("teams") == nil {
+            (teams, groups) = (base.teams, base.groups)
+        } else {
+            (teams, groups) = try readTeams(try top.required("teams"), settings: settings)
+        }
+        if let base, top.optional("personas") == nil {
+            personas = base.personas
+        } else {
+            personas = try readPersonas(try top.required("personas"))
+        }
         var autoApprove: AutoApprove?
         if let node = top.optional("autoApprove"), !node.isNull() {
             let approve = try readAutoApprove(node)
@@ -69,16 +83,34 @@ private struct ScenarioReader {
             }
             autoApprove = approve
         }
-        return Scenario(
+        var scenario = Scenario(
             name: try top.optional("name")?.nonEmptyString() ?? "unnamed", settings: settings,
             signingKeys: signingKeys, activeSigningKeyID: activeKID, teams: teams, groups: groups,
             personas: personas, autoApprove: autoApprove, clock: try readClock(top.optional("clock")))
+        if let node = top.optional("faults") {
+            let items = try node.sequence()
+            guard items.count <= 256 else { throw node.error("at most 256 faults") }
+            for item in items { scenario.faults.append(try FaultReader.read(item)) }
+        }
+        if let node = top.optional("timeline") {
+            scenario.timeline = try TimelineReader(resources: resources, directory: Directory(teams: teams, groups: groups)).read(node)
+        }
+        return scenario
+    }
+
+    /// `base: default` starts from the built-in scenario: its keys, teams and personas stand in for
+    /// missing sections, and its settings are the ones the file's `settings` and `claims` change.
+    private func readBase(_ node: YAMLCursor?) throws(ScenarioError) -> Scenario? {
+        guard let node else { return nil }
+        _ = try node.oneOf([("default", true)])
+        do { return try BuiltInScenario.load() } catch { throw node.error("the built-in scenario did not load: \(error)") }
     }
 
     private func readSettings(_ node: YAMLCursor, into settings: inout ProviderSettings) throws(ScenarioError) {
         let map = try node.mapping(allowed: [
-            "issuer", "allowLoopbackReturnURLs", "clientSecretIssuedAtTolerance", "codeLifetime", "accessTokenLifetime",
+            "issuer", "allowLoopbackReturnURLs", "clientSecretIssuedAtTolerance", "codeLifetime", "accessTokenLifetime", "shuffleJWKS",
         ])
+        if let value = map.optional("shuffleJWKS") { settings.shuffleJWKS = try value.bool() }
         if let value = map.optional("issuer") { settings.issuer = try value.nonEmptyString() }
         if let value = map.optional("allowLoopbackReturnURLs") { settings.allowLoopbackReturnURLs = try value.bool() }
         if let value = map.optional("clientSecretIssuedAtTolerance") {
@@ -91,17 +123,20 @@ private struct ScenarioReader {
     }
 
     private func readClaims(_ node: YAMLCursor, into claims: inout ClaimOptions) throws(ScenarioError) {
-        let map = try node.mapping(allowed: ["booleans", "idTokenLifetime", "emittedTimeSkew", "refreshReturnsIDToken"])
+        let map = try node.mapping(allowed: [
+            "booleans", "idTokenLifetime", "emittedTimeSkew", "refreshReturnsIDToken", "realUserStatusInCodeExchange",
+        ])
+        if let value = map.optional("realUserStatusInCodeExchange") { claims.realUserStatusInCodeExchange = try value.bool() }
         if let value = map.optional("booleans") {
             claims.booleans = try value.oneOf(ClaimOptions.BooleanStyle.allCases.map { ($0.rawValue, $0) })
         }
         if let value = map.optional("idTokenLifetime") { claims.idTokenLifetime = try seconds(value, allowZero: false) }
-        if let value = map.optional("emittedTimeSkew") { claims.emittedTimeSkew = try value.number() }
+        if let value = map.optional("emittedTimeSkew") { claims.emittedTimeSkew = try TimelineReader.duration(value, allowNegative: true) }
         if let value = map.optional("refreshReturnsIDToken") { claims.refreshReturnsIDToken = try value.bool() }
     }
 
     private func seconds(_ node: YAMLCursor, allowZero: Bool) throws(ScenarioError) -> TimeInterval {
-        let value = try node.number()
+        let value = try TimelineReader.duration(node, allowNegative: false)
         guard value > 0 || (allowZero && value == 0) else {
             throw node.error(allowZero ? "must be zero or more seconds" : "must be a positive number of seconds")
         }
@@ -116,10 +151,7 @@ private struct ScenarioReader {
             if frozen { throw node.error("a frozen clock needs a start time") }
             return .running(offset: 0)
         }
-        let text = try startNode.string()
-        guard let start = ISO8601DateFormatter().date(from: text) else {
-            throw startNode.error("\"\(text)\" is not an ISO 8601 time such as 2026-01-01T09:00:00Z")
-        }
+        let start = try TimelineReader.instant(startNode)
         return frozen ? .frozen(at: start) : .running(offset: start.timeIntervalSinceNow)
     }
 
@@ -128,41 +160,17 @@ private struct ScenarioReader {
         var active: String?
         for item in try node.sequence() {
             let map = try item.mapping(allowed: ["kid", "alg", "file", "pem", "signing"])
-            let kidNode = try map.required("kid")
-            let kid = try kidNode.nonEmptyString()
-            guard !keys.contains(where: { $0.kid == kid }) else { throw kidNode.error("kid \"\(kid)\" is declared twice") }
-            let alg = try map.optional("alg")?.oneOf(JWSAlgorithm.allCases.map { ($0.rawValue, $0) }) ?? .rs256
-            let (pem, source, _) = try keyMaterial(map, owner: item)
-            do {
-                keys.append(try SigningKey(kid: kid, algorithm: alg, pem: pem))
-            } catch {
-                throw source.error("not a usable \(alg.rawValue) private key PEM: \(error)")
-            }
+            let key = try SigningKeyReader(resources: resources).read(map, generateAllowed: false)
+            guard !keys.contains(where: { $0.kid == key.kid }) else { throw item.error("kid \"\(key.kid)\" is declared twice") }
+            keys.append(key)
             if let signing = map.optional("signing"), try signing.bool() {
                 if active != nil { throw signing.error("only one signing key may have signing: true") }
-                active = kid
+                active = key.kid
             }
         }
         guard let first = keys.first else { throw node.error("at least one signing key is needed") }
+        guard keys.count <= KeyRing.capacity else { throw node.error("at most \(KeyRing.capacity) signing keys can be published") }
         return (keys, active ?? first.kid)
-    }
-
-    /// `file:` (read through the resources) or inline `pem:`; returns the text, the node it came
-    /// from and the file's location (nil for inline keys).
-    private func keyMaterial(_ map: YAMLMapping, owner: YAMLCursor) throws(ScenarioError) -> (String, YAMLCursor, String?) {
-        switch (map.optional("file"), map.optional("pem")) {
-        case let (file?, nil):
-            let path = try file.nonEmptyString()
-            do { return (try resources.text(at: path), file, resources.location(of: path)) } catch {
-                throw file.error("cannot read key file \"\(path)\" (paths are relative to the scenario file)")
-            }
-        case let (nil, pem?):
-            return (try pem.nonEmptyString(), pem, nil)
-        case (.some, .some):
-            throw owner.error("give either file or pem, not both")
-        case (nil, nil):
-            throw owner.error("a key needs file (a path) or pem (the key text)")
-        }
     }
 
     private func readTeams(_ node: YAMLCursor, settings: ProviderSettings) throws(ScenarioError) -> ([Team], [AppGroup]) {
@@ -209,7 +217,7 @@ private struct ScenarioReader {
     private func readDeveloperKey(_ node: YAMLCursor) throws(ScenarioError) -> DeveloperKey {
         let map = try node.mapping(allowed: ["kid", "file", "pem", "revoked"])
         let kid = try appleTenCharacterID(try map.required("kid"), what: "Key ID")
-        let (pem, source, location) = try keyMaterial(map, owner: node)
+        let (pem, source, location) = try KeyMaterial(resources: resources).read(map, owner: node)
         let revoked = try map.optional("revoked")?.bool() ?? false
         if let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             return DeveloperKey(kid: kid, publicKey: privateKey.publicKey, revoked: revoked, location: location, privateKeyPEM: pem)

@@ -67,6 +67,34 @@ struct YAMLCursor {
         return match.1
     }
 
+    /// This node as JSON: plain scalars that read as null, booleans or numbers become those, other
+    /// scalars text; nesting deeper than 32 levels is refused.
+    func jsonValue(depth: Int = 0) throws(ScenarioError) -> JSONValue {
+        guard depth < 32 else { throw error("nested more than 32 levels deep") }
+        switch node {
+        case .scalar:
+            if isNull() { return .null }
+            guard node.scalar?.style == .plain else { return .string(try string()) }
+            if let value = node.bool { return .bool(value) }
+            if let value = node.int { return .int(Int64(value)) }
+            if let value = node.float, value.isFinite { return .double(value) }
+            return .string(try string())
+        case .sequence:
+            var values: [JSONValue] = []
+            for item in try sequence() { values.append(try item.jsonValue(depth: depth + 1)) }
+            return .array(values)
+        case let .mapping(mapping):
+            var members: [(String, JSONValue)] = []
+            for (key, value) in mapping {
+                guard let name = key.string else { throw error("keys must be text") }
+                members.append((name, try YAMLCursor(node: value, path: path.isEmpty ? name : "\(path).\(name)", file: file).jsonValue(depth: depth + 1)))
+            }
+            return .object(members)
+        case .alias:
+            throw error("YAML aliases are not supported here")
+        }
+    }
+
     func isNull() -> Bool {
         guard case let .scalar(scalar) = node else { return false }
         return scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)

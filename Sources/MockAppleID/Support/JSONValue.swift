@@ -50,6 +50,15 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// This object with `patch`'s members replacing or adding to its own.
+    public func merged(with patch: JSONValue) -> JSONValue {
+        guard case var .object(members) = self, case let .object(changes) = patch else { return patch }
+        for (key, value) in changes {
+            if let index = members.firstIndex(where: { $0.0 == key }) { members[index].1 = value } else { members.append((key, value)) }
+        }
+        return .object(members)
+    }
+
     /// A number, integral or not.
     public var doubleValue: Double? {
         switch self {

@@ -69,15 +69,6 @@ extension JSONValue {
         }
     }
 
-    /// This object with `patch`'s members replacing or adding to its own.
-    func merged(with patch: JSONValue) -> JSONValue {
-        guard case var .object(members) = self, case let .object(changes) = patch else { return patch }
-        for (key, value) in changes {
-            if let index = members.firstIndex(where: { $0.0 == key }) { members[index].1 = value } else { members.append((key, value)) }
-        }
-        return .object(members)
-    }
-
     /// A member that must be text, if present.
     func text(_ key: String) throws(AdminError) -> String? {
         guard let value = self[key] else { return nil }

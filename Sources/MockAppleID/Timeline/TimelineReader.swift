@@ -1,0 +1,224 @@
+import Foundation
+import Yams
+
+/// Reads a scenario's `timeline:` list (and the admin API's timeline text) into ``TimelineStep``s,
+/// refusing unknown keys and bad values with the file, line and key path, as the scenario loader does.
+struct TimelineReader {
+    let resources: any ScenarioResources
+    /// Client ids, for defaults and checks.
+    let directory: Directory
+
+    /// Every action name, with the keys its step may carry besides `at`, `after`, `do`, `expect`.
+    static let actions: [(String, [String])] = [
+        ("signIn", ["persona", "client", "redirectURI", "scopes", "nonce", "emailChoice", "responseType", "exchange"]),
+        ("nativeSignIn", ["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus", "exchange"]),
+        ("cancel", ["client"]),
+        ("authorize", ["parameters"]),
+        ("exchangeCode", ["client", "code", "redirectURI", "secret"]),
+        ("refresh", ["client", "secret"]),
+        ("revokeToken", ["client", "token", "secret"]),
+        ("changePersona", ["persona", "set"]),
+        ("revokeConsent", ["persona", "client"]),
+        ("deleteAccount", ["persona"]),
+        ("createPersona", ["persona"]),
+        ("addKey", ["kid", "alg", "file", "pem", "generate"]),
+        ("activateKey", ["kid"]),
+        ("retireKey", ["kid"]),
+        ("shuffleKeys", ["shuffled"]),
+        ("queueFault", ["fault"]),
+        ("advanceClock", ["seconds"]),
+    ]
+
+    func read(_ node: YAMLCursor) throws(ScenarioError) -> Timeline {
+        let items = try node.sequence()
+        guard items.count <= Timeline.stepLimit else { throw node.error("a timeline holds at most \(Timeline.stepLimit) steps") }
+        var steps: [TimelineStep] = []
+        for item in items { steps.append(try step(item)) }
+        return Timeline(steps: steps)
+    }
+
+    private func step(_ node: YAMLCursor) throws(ScenarioError) -> TimelineStep {
+        guard let mapping = node.node.mapping, let name = mapping["do"]?.string else {
+            throw node.error("a step needs do: one of \(Self.actions.map(\.0).joined(separator: ", "))")
+        }
+        guard let keys = Self.actions.first(where: { $0.0 == name })?.1 else {
+            throw node.error("unknown action \"\(name)\"; expected one of \(Self.actions.map(\.0).joined(separator: ", "))")
+        }
+        let map = try node.mapping(allowed: ["do", "at", "after", "expect"] + keys)
+        let when: TimelineStep.When
+        switch (map.optional("at"), map.optional("after")) {
+        case (nil, nil): when = .immediately
+        case let (at?, nil): when = .at(try Self.instant(at))
+        case let (nil, after?): when = .after(try Self.duration(after, allowNegative: false))
+        case (.some, .some): throw node.error("give at or after, not both")
+        }
+        let action = try self.action(name, map)
+        let expect = try map.optional("expect").map { (node: YAMLCursor) throws(ScenarioError) in try expectation(node) } ?? TimelineExpectation()
+        return TimelineStep(when: when, action: action, expect: expect,
+                            location: "\(node.file):\((node.node.mark?.line).map(String.init) ?? "?")")
+    }
+
+    private func action(_ name: String, _ map: YAMLMapping) throws(ScenarioError) -> TimelineAction {
+        switch name {
+        case "signIn":
+            let client = try map.optional("client")?.nonEmptyString() ?? directory.clients.first { $0.kind == .web }?.id ?? ""
+            return .signIn(WebSignInStep(
+                persona: try map.required("persona").nonEmptyString(), client: client,
+                redirectURI: try map.optional("redirectURI")?.nonEmptyString(),
+                scopes: try scopes(map.optional("scopes")), nonce: try map.optional("nonce")?.string(),
+                emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }),
+                idTokenInResponse: try map.optional("responseType")?.oneOf([("code id_token", true), ("code", false)] as [(String, Bool)]) ?? true,
+                exchange: try map.optional("exchange")?.bool() ?? true))
+        case "nativeSignIn":
+            let bundle = try map.optional("bundleID")?.nonEmptyString() ?? directory.clients.first { $0.kind == .native }?.id ?? ""
+            let request = NativeSignInRequest(
+                personaID: try map.required("persona").nonEmptyString(), bundleID: bundle, nonce: try map.optional("nonce")?.string(),
+                scopes: try scopes(map.optional("scopes")),
+                emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }),
+                realUserStatus: try map.optional("realUserStatus")?.oneOf(RealUserStatus.allCases.map { ($0.name, $0) }))
+            return .nativeSignIn(request, exchange: try map.optional("exchange")?.bool() ?? true)
+        case "cancel":
+            return .cancel(client: try map.optional("client")?.nonEmptyString() ?? directory.clients.first { $0.kind == .web }?.id ?? "")
+        case "authorize":
+            let params = try map.required("parameters")
+            var pairs: [(String, String)] = []
+            for (key, value) in params.node.mapping ?? [:] {
+                guard let name = key.string, let text = value.string else { throw params.error("parameters must map names to text") }
+                pairs.append((name, text))
+            }
+            return .authorize(parameters: pairs)
+        case "exchangeCode":
+            var call = try tokenCall(map)
+            call.code = try map.optional("code")?.nonEmptyString()
+            if let redirect = map.optional("redirectURI") {
+                call.redirectURI = redirect.isNull() ? .omitted : .value(try redirect.nonEmptyString())
+            }
+            return .exchangeCode(call)
+        case "refresh":
+            return .refresh(try tokenCall(map))
+        case "revokeToken":
+            let access: Bool = try map.optional("token")?.oneOf([("refresh", false), ("access", true)]) ?? false
+            return .revokeToken(try tokenCall(map), accessToken: access)
+        case "changePersona":
+            let set = try map.required("set")
+            _ = try set.mapping(allowed: ["firstName", "lastName", "email", "emailChoice", "realUserStatus", "managed", "orgID", "emailVerified"])
+            return .changePersona(id: try map.required("persona").nonEmptyString(), patch: try set.jsonValue())
+        case "revokeConsent":
+            return .revokeConsent(persona: try map.required("persona").nonEmptyString(),
+                                  client: try map.optional("client")?.nonEmptyString() ?? directory.clients.first?.id ?? "")
+        case "deleteAccount":
+            return .deleteAccount(persona: try map.required("persona").nonEmptyString())
+        case "createPersona":
+            return .createPersona(try PersonaReader.read(try map.required("persona")))
+        case "addKey":
+            return .changeKeys(.add(try SigningKeyReader(resources: resources).read(map, generateAllowed: true)))
+        case "activateKey":
+            return .changeKeys(.activate(kid: try map.required("kid").nonEmptyString()))
+        case "retireKey":
+            return .changeKeys(.retire(kid: try map.required("kid").nonEmptyString()))
+        case "shuffleKeys":
+            return .shuffleKeys(try map.optional("shuffled")?.bool() ?? true)
+        case "queueFault":
+            return .queueFault(try FaultReader.read(try map.required("fault")))
+        default:
+            return .advanceClock(try Self.duration(try map.required("seconds"), allowNegative: true))
+        }
+    }
+
+    private func tokenCall(_ map: YAMLMapping) throws(ScenarioError) -> TokenCallStep {
+        TokenCallStep(client: try map.optional("client")?.nonEmptyString(), code: nil, redirectURI: .same,
+                      secret: try map.optional("secret").map { (node: YAMLCursor) throws(ScenarioError) in try secret(node) } ?? SecretRecipe())
+    }
+
+    private func secret(_ node: YAMLCursor) throws(ScenarioError) -> SecretRecipe {
+        var recipe = SecretRecipe()
+        if case .scalar = node.node {
+            recipe.literal = try node.string()
+            return recipe
+        }
+        let map = try node.mapping(allowed: ["issuedAtOffset", "lifetime", "audience", "subject", "keyID"])
+        if let value = map.optional("issuedAtOffset") { recipe.issuedAtOffset = try Self.duration(value, allowNegative: true) }
+        if let value = map.optional("lifetime") { recipe.lifetime = try Self.duration(value, allowNegative: true) }
+        recipe.audience = try map.optional("audience")?.string()
+        recipe.subject = try map.optional("subject")?.string()
+        recipe.keyID = try map.optional("keyID")?.string()
+        return recipe
+    }
+
+    private func scopes(_ node: YAMLCursor?) throws(ScenarioError) -> [Scope] {
+        guard let node else { return [.name, .email] }
+        var scopes: [Scope] = []
+        for item in try node.sequence() {
+            let scope = try item.oneOf(Scope.allCases.map { ($0.rawValue, $0) })
+            if !scopes.contains(scope) { scopes.append(scope) }
+        }
+        return scopes.sorted()
+    }
+
+    private func expectation(_ node: YAMLCursor) throws(ScenarioError) -> TimelineExpectation {
+        let map = try node.mapping(allowed: ["error", "errorDescription", "user", "claims", "signedBy", "verifies"])
+        var expect = TimelineExpectation()
+        expect.error = try map.optional("error")?.oneOf(AppleErrorCode.allCases.map { ($0.rawValue, $0) })
+        expect.errorDescription = try map.optional("errorDescription")?.string()
+        expect.user = try map.optional("user")?.oneOf([("present", true), ("absent", false)])
+        expect.signedBy = try map.optional("signedBy")?.nonEmptyString()
+        expect.verifies = try map.optional("verifies")?.bool()
+        if let claims = map.optional("claims") {
+            guard let mapping = claims.node.mapping else { throw claims.error("claims must map claim names to values, absent or present") }
+            for (key, value) in mapping {
+                guard let name = key.string else { throw claims.error("claim names must be text") }
+                let cursor = YAMLCursor(node: value, path: "\(claims.path).\(name)", file: claims.file)
+                let json = try cursor.jsonValue()
+                switch json {
+                case .string("absent") where value.scalar?.style == .plain: expect.claims.append((name, .absent))
+                case .string("present") where value.scalar?.style == .plain: expect.claims.append((name, .present))
+                default: expect.claims.append((name, .equals(json)))
+                }
+            }
+        }
+        return expect
+    }
+
+    static func instant(_ node: YAMLCursor) throws(ScenarioError) -> Date {
+        let text = try node.string()
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw node.error("\"\(text)\" is not an ISO 8601 time such as 2026-01-01T09:00:00Z")
+        }
+        do { return try TimeRange.check(date) } catch { throw node.error(error.description) }
+    }
+
+    static func duration(_ node: YAMLCursor, allowNegative: Bool) throws(ScenarioError) -> TimeInterval {
+        let value = try node.number()
+        guard allowNegative || value >= 0 else { throw node.error("must be zero or more seconds") }
+        do { return try TimeRange.checkDuration(value) } catch { throw node.error(error.description) }
+    }
+}
+
+/// A fault entry (the admin API's fault object, written in YAML).
+enum FaultReader {
+    static func read(_ node: YAMLCursor) throws(ScenarioError) -> Fault {
+        let spec = try node.jsonValue()
+        do throws(FaultSpecError) { return try Fault(spec: spec) } catch { throw node.error(error.description) }
+    }
+}
+
+extension Timeline {
+    /// Reads a timeline written as a YAML (or JSON) list of steps, or a mapping with a `timeline:`
+    /// list; `file` names it in errors, key files are read through `resources`.
+    public static func parse(yaml: String, file: String, directory: Directory, resources: any ScenarioResources) throws(ScenarioError) -> Timeline {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else {
+                throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "the timeline is empty")
+            }
+            root = node
+        } catch let error as ScenarioError {
+            throw error
+        } catch {
+            throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "not YAML: \(error)")
+        }
+        var cursor = YAMLCursor(node: root, path: "", file: file)
+        if root.mapping != nil { cursor = try cursor.mapping(allowed: ["timeline"]).required("timeline") }
+        return try TimelineReader(resources: resources, directory: directory).read(cursor)
+    }
+}

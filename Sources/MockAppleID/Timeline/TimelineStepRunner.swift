@@ -1,0 +1,227 @@
+import Foundation
+
+/// Runs one timeline step through the provider's own operations (origin `timeline`) and checks
+/// its expectations.
+struct TimelineStepRunner {
+    let provider: AppleIDProvider
+    var memory: TimelineMemory
+
+    /// What a step produced that expectations look at.
+    struct Observation {
+        var idToken: String?
+        var user: Bool?
+    }
+
+    static let origin = RequestOrigin(channel: .timeline)
+
+    mutating func run(_ step: TimelineStep, index: Int) -> StepOutcome {
+        var failures: [String] = []
+        var notes: [String] = []
+        do throws(TimelineFailure) {
+            try wait(step.when)
+            let result: Result<Observation, AppleError>
+            do throws(AppleError) { result = .success(try perform(step.action)) } catch { result = .failure(error) }
+            failures = check(result, step.expect, notes: &notes)
+        } catch {
+            failures = [error.message]
+        }
+        return StepOutcome(index: index, location: step.location, summary: step.action.summary, passed: failures.isEmpty,
+                           failures: failures, notes: notes)
+    }
+
+    private func wait(_ when: TimelineStep.When) throws(TimelineFailure) {
+        do throws(TimeRange.Failure) {
+            switch when {
+            case .immediately: return
+            case let .after(seconds): try provider.advanceClock(by: seconds)
+            case let .at(date):
+                if date > provider.clock.now { try provider.setClock(to: date, frozen: provider.clock.isFrozen) }
+            }
+        } catch {
+            throw TimelineFailure(message: "the clock could not move: \(error.description)")
+        }
+    }
+
+    // MARK: Actions
+
+    private mutating func perform(_ action: TimelineAction) throws(AppleError) -> Observation {
+        switch action {
+        case let .signIn(step): return try signIn(step)
+        case let .nativeSignIn(request, exchange):
+            let credential = try provider.nativeSignIn(request, origin: Self.origin)
+            memory.client = request.bundleID
+            memory.redirectURI = nil
+            memory.code = credential.authorizationCode
+            var observation = Observation(idToken: credential.identityToken, user: credential.fullName != nil)
+            if exchange { observation.idToken = try exchangeCode(TokenCallStep(client: nil, code: nil, redirectURI: .same, secret: SecretRecipe())) }
+            return observation
+        case let .cancel(client):
+            let delivery = try provider.completeAuthorization(try parameters(client: client, redirectURI: nil, scopes: [], nonce: nil, idToken: false),
+                                                              decision: .cancel, origin: Self.origin)
+            guard delivery["error"] == "user_cancelled_authorize" else {
+                throw AppleError(.invalidRequest, reason: "the cancel did not deliver user_cancelled_authorize")
+            }
+            return Observation()
+        case let .authorize(pairs):
+            _ = try provider.authorize(FormParameters(pairs.map { FormParameters.Pair($0.0, $0.1) }), origin: Self.origin)
+            return Observation()
+        case let .exchangeCode(call): return Observation(idToken: try exchangeCode(call))
+        case let .refresh(call):
+            guard let token = memory.refreshToken else { throw AppleError(.invalidRequest, reason: "no refresh token yet: exchange a code first") }
+            let body = try provider.token(try form(call, [("grant_type", "refresh_token"), ("refresh_token", token)]), origin: Self.origin)
+            memory.accessToken = body["access_token"]?.stringValue
+            return Observation(idToken: body["id_token"]?.stringValue)
+        case let .revokeToken(call, access):
+            guard let token = access ? memory.accessToken : memory.refreshToken else {
+                throw AppleError(.invalidRequest, reason: "no \(access ? "access" : "refresh") token yet: exchange a code first")
+            }
+            try provider.revoke(try form(call, [("token", token), ("token_type_hint", access ? "access_token" : "refresh_token")]), origin: Self.origin)
+            return Observation()
+        case let .changePersona(id, patch): try changePersona(id, patch)
+        case let .revokeConsent(persona, client): try admin { () throws(PersonaError) in try provider.revokeConsent(personaID: persona, clientID: client) }
+        case let .deleteAccount(persona): try admin { () throws(PersonaError) in try provider.deleteAccount(personaID: persona) }
+        case let .createPersona(persona): try admin { () throws(PersonaError) in try provider.createPersona(persona) }
+        case let .changeKeys(change):
+            do throws(KeyRing.Failure) { try provider.changeKeys(change) } catch { throw AppleError(.invalidRequest, reason: error.description) }
+        case let .shuffleKeys(on): provider.setJWKSShuffled(on)
+        case let .queueFault(fault):
+            do throws(FaultSpecError) { try provider.queueFault(fault) } catch { throw AppleError(.invalidRequest, reason: error.description) }
+        case let .advanceClock(seconds):
+            do throws(TimeRange.Failure) { try provider.advanceClock(by: seconds) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
+        }
+        return Observation()
+    }
+
+    private mutating func signIn(_ step: WebSignInStep) throws(AppleError) -> Observation {
+        let params = try parameters(client: step.client, redirectURI: step.redirectURI, scopes: step.scopes, nonce: step.nonce,
+                                    idToken: step.idTokenInResponse)
+        let delivery = try provider.completeAuthorization(
+            params, decision: .approve(personaID: step.persona, emailChoice: step.emailChoice, name: nil), origin: Self.origin)
+        memory.client = step.client
+        memory.redirectURI = params.first("redirect_uri")
+        memory.code = delivery["code"]
+        var observation = Observation(idToken: delivery["id_token"], user: delivery["user"] != nil)
+        if step.exchange { observation.idToken = try exchangeCode(TokenCallStep(client: nil, code: nil, redirectURI: .same, secret: SecretRecipe())) }
+        return observation
+    }
+
+    private func parameters(client: String, redirectURI: String?, scopes: [Scope], nonce: String?, idToken: Bool) throws(AppleError) -> FormParameters {
+        guard let registered = provider.directory.client(client) else {
+            throw AppleError(.invalidClient, reason: "\(client) is not a registered client id")
+        }
+        var pairs: [FormParameters.Pair] = [
+            .init("client_id", client), .init("redirect_uri", redirectURI ?? registered.returnURLs.first ?? ""),
+            .init("response_type", idToken ? "code id_token" : "code"),
+            .init("response_mode", scopes.isEmpty ? (idToken ? "fragment" : "query") : "form_post"), .init("state", "timeline"),
+        ]
+        if !scopes.isEmpty { pairs.append(.init("scope", scopes.map(\.rawValue).joined(separator: " "))) }
+        if let nonce { pairs.append(.init("nonce", nonce)) }
+        return FormParameters(pairs)
+    }
+
+    private mutating func exchangeCode(_ call: TokenCallStep) throws(AppleError) -> String? {
+        guard let code = call.code ?? memory.code else { throw AppleError(.invalidRequest, reason: "no code yet: sign in first") }
+        var extra: [(String, String)] = [("grant_type", "authorization_code"), ("code", code)]
+        switch call.redirectURI {
+        case .same: if let redirect = memory.redirectURI { extra.append(("redirect_uri", redirect)) }
+        case .omitted: break
+        case let .value(uri): extra.append(("redirect_uri", uri))
+        }
+        let body = try provider.token(try form(call, extra), origin: Self.origin)
+        memory.accessToken = body["access_token"]?.stringValue
+        memory.refreshToken = body["refresh_token"]?.stringValue
+        return body["id_token"]?.stringValue
+    }
+
+    /// A token-endpoint form for `call`'s client with a client secret made as its recipe says.
+    private func form(_ call: TokenCallStep, _ extra: [(String, String)]) throws(AppleError) -> FormParameters {
+        guard let clientID = call.client ?? memory.client else { throw AppleError(.invalidRequest, reason: "no client yet: sign in first") }
+        let pairs = [("client_id", clientID), ("client_secret", try secret(call.secret, clientID: clientID))] + extra
+        return FormParameters(pairs.map { FormParameters.Pair($0.0, $0.1) })
+    }
+
+    private func secret(_ recipe: SecretRecipe, clientID: String) throws(AppleError) -> String {
+        if let literal = recipe.literal { return literal }
+        let directory = provider.directory
+        guard let client = directory.client(clientID), let team = directory.team(of: client), var signer = team.secretSigner else {
+            throw AppleError(.invalidClient, reason: "the scenario has no private developer key (.p8) for \(clientID)'s team; a timeline needs one to sign client secrets")
+        }
+        if let keyID = recipe.keyID { signer = signer.presenting(keyID: keyID) }
+        do {
+            return try signer.make(clientID: recipe.subject ?? clientID, issuedAt: provider.clock.now.addingTimeInterval(recipe.issuedAtOffset),
+                                   lifetime: recipe.lifetime, audience: recipe.audience ?? provider.settings.clientSecretAudience)
+        } catch {
+            throw AppleError(.invalidClient, reason: "signing the client secret failed: \(error)")
+        }
+    }
+
+    private func changePersona(_ id: String, _ patch: JSONValue) throws(AppleError) {
+        guard let current = provider.persona(id) else { throw AppleError(.invalidRequest, reason: "persona \"\(id)\" does not exist") }
+        do {
+            let encoded = try JSONValue.parse(JSONEncoder().encode(current)) ?? .object([])
+            let updated = try JSONDecoder().decode(Persona.self, from: encoded.merged(with: patch).data)
+            try admin { () throws(PersonaError) in try provider.updatePersona(updated) }
+        } catch let error as AppleError {
+            throw error
+        } catch {
+            throw AppleError(.invalidRequest, reason: "persona \(id) cannot take \(patch.serialized): \(error)")
+        }
+    }
+
+    private func admin(_ body: () throws(PersonaError) -> Void) throws(AppleError) {
+        do { try body() } catch { throw AppleError(.invalidRequest, reason: error.description) }
+    }
+
+    // MARK: Expectations
+
+    private func check(_ result: Result<Observation, AppleError>, _ expect: TimelineExpectation, notes: inout [String]) -> [String] {
+        var failures: [String] = []
+        let observation: Observation
+        switch (result, expect.error) {
+        case let (.failure(error), expected?):
+            notes.append("\(error.code.rawValue): \(error.reason)")
+            if error.code != expected { failures.append("expected \(expected.rawValue), got \(error.code.rawValue) (\(error.reason))") }
+            if let description = expect.errorDescription, error.description != description {
+                failures.append("expected error_description \"\(description)\", got \(error.description.map { "\"\($0)\"" } ?? "none")")
+            }
+            return failures
+        case let (.failure(error), nil):
+            return ["failed: \(error.code.rawValue) (\(error.reason))"]
+        case let (.success, expected?):
+            return ["expected \(expected.rawValue), but the step succeeded"]
+        case let (.success(value), nil):
+            observation = value
+        }
+        if let user = expect.user, observation.user != user {
+            failures.append("expected user \(user ? "present" : "absent"), it was \(observation.user == true ? "present" : "absent")")
+        }
+        guard !expect.claims.isEmpty || expect.signedBy != nil || expect.verifies != nil else { return failures }
+        guard let token = observation.idToken, let jws = try? CompactJWS(compact: token) else {
+            return failures + ["expected an identity token to check, there was none"]
+        }
+        for (name, expected) in expect.claims {
+            let actual = jws.payload[name]
+            switch expected {
+            case .absent where actual != nil: failures.append("claim \(name) should be absent, it is \(actual!.serialized)")
+            case .present where actual == nil: failures.append("claim \(name) should be present")
+            case let .equals(value) where actual != value && !(value.doubleValue != nil && value.doubleValue == actual?.doubleValue):
+                failures.append("claim \(name) should be \(value.serialized), it is \(actual?.serialized ?? "absent")")
+            default: notes.append("\(name) = \(actual?.serialized ?? "absent")")
+            }
+        }
+        let kid = jws.header["kid"]?.stringValue
+        if let signedBy = expect.signedBy, kid != signedBy { failures.append("signed by \(kid ?? "no kid"), expected \(signedBy)") }
+        if let verifies = expect.verifies {
+            let valid = kid.flatMap { provider.keySet.key(withID: $0) }?.isValidSignature(jws.signature, for: jws.signingInput) ?? false
+            if valid != verifies { failures.append(verifies ? "the token does not verify against /auth/keys" : "the token verifies, but should not") }
+        }
+        return failures
+    }
+}
+
+/// A step that could not run at all.
+struct TimelineFailure: Error {
+    let message: String
+}
