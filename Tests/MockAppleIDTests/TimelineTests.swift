@@ -90,3 +90,32 @@ struct TimelineTests {
         }
     }
 }
+
+/// The README's scenario-file reference lists exactly the keys the loader accepts, with the same types.
+@Suite("README scenario reference")
+struct ScenarioReferenceTests {
+    @Test("every documented key is the loader's, and every loader key is documented with its type, required and default")
+    func matchesLoader() throws {
+        let readme = try Fixtures.file("README.md")
+        let start = try #require(readme.range(of: "<!-- scenario-reference"))
+        let end = try #require(readme.range(of: "<!-- /scenario-reference -->"))
+        let rows = readme[start.upperBound..<end.lowerBound].split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let documented = rows.map { row -> [String] in
+            row.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|").map {
+                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{1}", with: "|")
+            }
+        }
+        #expect(documented.count == ScenarioSchema.fields.count)
+        for (row, field) in zip(documented, ScenarioSchema.fields) {
+            #expect(Array(row.prefix(5)) == ["`\(field.section)`", "`\(field.key)`", field.type, field.required, field.defaultValue])
+        }
+    }
+
+    @Test("a key the reference does not list is refused")
+    func unknownKeyRefused() {
+        #expect(throws: ScenarioError.self) {
+            try ScenarioLoader.load(yaml: "base: default\nsettings: {codeLifetim: 3}", file: "x.yaml",
+                                    resources: DirectoryResources(baseDirectory: Fixtures.repositoryRoot))
+        }
+    }
+}

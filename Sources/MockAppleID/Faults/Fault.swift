@@ -23,7 +23,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
 
     /// Which identity tokens a fault breaks, and how.
     public enum IdentityTokenFault: String, Sendable, Codable, CaseIterable {
-        /// `exp` a minute ago (and `iat` a token lifetime before it).
+        /// `exp` an hour ago (and `iat` a token lifetime before it), beyond any leeway.
         case expired
         /// `iat` an hour in the future.
         case notYetValid

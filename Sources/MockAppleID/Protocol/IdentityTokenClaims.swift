@@ -28,7 +28,7 @@ public struct IdentityTokenClaims: Sendable {
         let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
         var issuedAt = seconds(now)
         switch fault {
-        case .expired: issuedAt = issuedAt &- lifetime &- 60
+        case .expired: issuedAt = issuedAt &- lifetime &- 3600
         case .notYetValid: issuedAt = issuedAt &+ 3600
         default: break
         }

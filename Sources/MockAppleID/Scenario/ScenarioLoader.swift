@@ -52,9 +52,7 @@ private struct ScenarioReader {
     let resources: any ScenarioResources
 
     func read(_ root: YAMLCursor) throws(ScenarioError) -> Scenario {
-        let top = try root.mapping(allowed: [
-            "base", "name", "settings", "claims", "clock", "signingKeys", "teams", "personas", "autoApprove", "faults", "timeline",
-        ])
+        let top = try root.mapping(allowed: ScenarioSchema.keys("top"))
         let base = try readBase(top.optional("base"))
         var settings = base?.settings ?? ProviderSettings()
         if let node = top.optional("settings") { try readSettings(node, into: &settings) }
@@ -107,9 +105,7 @@ private struct ScenarioReader {
     }
 
     private func readSettings(_ node: YAMLCursor, into settings: inout ProviderSettings) throws(ScenarioError) {
-        let map = try node.mapping(allowed: [
-            "issuer", "allowLoopbackReturnURLs", "clientSecretIssuedAtTolerance", "codeLifetime", "accessTokenLifetime", "shuffleJWKS",
-        ])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("settings"))
         if let value = map.optional("shuffleJWKS") { settings.shuffleJWKS = try value.bool() }
         if let value = map.optional("issuer") { settings.issuer = try value.nonEmptyString() }
         if let value = map.optional("allowLoopbackReturnURLs") { settings.allowLoopbackReturnURLs = try value.bool() }
@@ -123,9 +119,7 @@ private struct ScenarioReader {
     }
 
     private func readClaims(_ node: YAMLCursor, into claims: inout ClaimOptions) throws(ScenarioError) {
-        let map = try node.mapping(allowed: [
-            "booleans", "idTokenLifetime", "emittedTimeSkew", "refreshReturnsIDToken", "realUserStatusInCodeExchange",
-        ])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("claims"))
         if let value = map.optional("realUserStatusInCodeExchange") { claims.realUserStatusInCodeExchange = try value.bool() }
         if let value = map.optional("booleans") {
             claims.booleans = try value.oneOf(ClaimOptions.BooleanStyle.allCases.map { ($0.rawValue, $0) })
@@ -145,7 +139,7 @@ private struct ScenarioReader {
 
     private func readClock(_ node: YAMLCursor?) throws(ScenarioError) -> MockClock.Mode {
         guard let node else { return .running(offset: 0) }
-        let map = try node.mapping(allowed: ["start", "frozen"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("clock"))
         let frozen = try map.optional("frozen")?.bool() ?? false
         guard let startNode = map.optional("start") else {
             if frozen { throw node.error("a frozen clock needs a start time") }
@@ -159,7 +153,7 @@ private struct ScenarioReader {
         var keys: [SigningKey] = []
         var active: String?
         for item in try node.sequence() {
-            let map = try item.mapping(allowed: ["kid", "alg", "file", "pem", "signing"])
+            let map = try item.mapping(allowed: ScenarioSchema.keys("signingKeys[]"))
             let key = try SigningKeyReader(resources: resources).read(map, generateAllowed: false)
             guard !keys.contains(where: { $0.kid == key.kid }) else { throw item.error("kid \"\(key.kid)\" is declared twice") }
             keys.append(key)
@@ -178,7 +172,7 @@ private struct ScenarioReader {
         var groups: [AppGroup] = []
         var clientIDs: Set<String> = []
         for item in try node.sequence() {
-            let map = try item.mapping(allowed: ["id", "keys", "apps"])
+            let map = try item.mapping(allowed: ScenarioSchema.keys("teams[]"))
             let idNode = try map.required("id")
             let teamID = try appleTenCharacterID(idNode, what: "Team ID")
             guard !teams.contains(where: { $0.id == teamID }) else { throw idNode.error("team \(teamID) is declared twice") }
@@ -215,7 +209,7 @@ private struct ScenarioReader {
     }
 
     private func readDeveloperKey(_ node: YAMLCursor) throws(ScenarioError) -> DeveloperKey {
-        let map = try node.mapping(allowed: ["kid", "file", "pem", "revoked"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("teams[].keys[]"))
         let kid = try appleTenCharacterID(try map.required("kid"), what: "Key ID")
         let (pem, source, location) = try KeyMaterial(resources: resources).read(map, owner: node)
         let revoked = try map.optional("revoked")?.bool() ?? false
@@ -229,12 +223,12 @@ private struct ScenarioReader {
     }
 
     private func readAppGroup(_ node: YAMLCursor, teamID: String, settings: ProviderSettings) throws(ScenarioError) -> AppGroup {
-        let map = try node.mapping(allowed: ["primaryAppID", "bundleIDs", "servicesIDs"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("teams[].apps[]"))
         let primary = try map.required("primaryAppID").nonEmptyString()
         let bundleIDs = try map.optional("bundleIDs")?.stringList() ?? []
         var services: [ServicesID] = []
         for item in try map.optional("servicesIDs")?.sequence() ?? [] {
-            let serviceMap = try item.mapping(allowed: ["id", "returnURLs"])
+            let serviceMap = try item.mapping(allowed: ScenarioSchema.keys("teams[].apps[].servicesIDs[]"))
             let id = try serviceMap.required("id").nonEmptyString()
             let urlsNode = try serviceMap.required("returnURLs")
             var urls: [String] = []
@@ -265,7 +259,7 @@ private struct ScenarioReader {
     }
 
     private func readAutoApprove(_ node: YAMLCursor) throws(ScenarioError) -> AutoApprove {
-        let map = try node.mapping(allowed: ["persona", "emailChoice"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("autoApprove"))
         return AutoApprove(
             persona: try map.required("persona").nonEmptyString(),
             emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }))
@@ -275,9 +269,7 @@ private struct ScenarioReader {
 /// Reads one persona entry.
 enum PersonaReader {
     static func read(_ node: YAMLCursor) throws(ScenarioError) -> Persona {
-        let map = try node.mapping(allowed: [
-            "id", "firstName", "lastName", "email", "emailChoice", "realUserStatus", "managed", "orgID", "emailVerified",
-        ])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("personas[]"))
         var email: String?
         if let emailNode = map.optional("email"), !emailNode.isNull() {
             let value = try emailNode.nonEmptyString()

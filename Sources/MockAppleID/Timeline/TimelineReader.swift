@@ -101,7 +101,7 @@ struct TimelineReader {
             return .revokeToken(try tokenCall(map), accessToken: access)
         case "changePersona":
             let set = try map.required("set")
-            _ = try set.mapping(allowed: ["firstName", "lastName", "email", "emailChoice", "realUserStatus", "managed", "orgID", "emailVerified"])
+            _ = try set.mapping(allowed: ScenarioSchema.keys("personas[]").filter { $0 != "id" })
             return .changePersona(id: try map.required("persona").nonEmptyString(), patch: try set.jsonValue())
         case "revokeConsent":
             return .revokeConsent(persona: try map.required("persona").nonEmptyString(),
@@ -136,7 +136,7 @@ struct TimelineReader {
             recipe.literal = try node.string()
             return recipe
         }
-        let map = try node.mapping(allowed: ["issuedAtOffset", "lifetime", "audience", "subject", "keyID"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("timeline[].secret"))
         if let value = map.optional("issuedAtOffset") { recipe.issuedAtOffset = try Self.duration(value, allowNegative: true) }
         if let value = map.optional("lifetime") { recipe.lifetime = try Self.duration(value, allowNegative: true) }
         recipe.audience = try map.optional("audience")?.string()
@@ -156,7 +156,7 @@ struct TimelineReader {
     }
 
     private func expectation(_ node: YAMLCursor) throws(ScenarioError) -> TimelineExpectation {
-        let map = try node.mapping(allowed: ["error", "errorDescription", "user", "claims", "signedBy", "verifies"])
+        let map = try node.mapping(allowed: ScenarioSchema.keys("timeline[].expect"))
         var expect = TimelineExpectation()
         expect.error = try map.optional("error")?.oneOf(AppleErrorCode.allCases.map { ($0.rawValue, $0) })
         expect.errorDescription = try map.optional("errorDescription")?.string()
@@ -170,8 +170,8 @@ struct TimelineReader {
                 let cursor = YAMLCursor(node: value, path: "\(claims.path).\(name)", file: claims.file)
                 let json = try cursor.jsonValue()
                 switch json {
-                case .string("absent") where value.scalar?.style == .plain: expect.claims.append((name, .absent))
-                case .string("present") where value.scalar?.style == .plain: expect.claims.append((name, .present))
+                case .string("absent"): expect.claims.append((name, .absent))
+                case .string("present"): expect.claims.append((name, .present))
                 default: expect.claims.append((name, .equals(json)))
                 }
             }

@@ -29,6 +29,7 @@ struct AdminRoutes: Sendable {
         registerKeys(on: admin)
         registerFaults(on: admin)
         registerNativeSignIn(on: admin)
+        registerTimeline(on: admin)
     }
 
     /// `?after=N`: a sequence number (0 when absent).
