@@ -18,12 +18,16 @@ public enum ScenarioLoader {
 
     /// Loads scenario text; `file` names it in errors.
     public static func load(yaml: String, file: String, resources: any ScenarioResources) throws(ScenarioError) -> Scenario {
-        let root: Node
+        try ScenarioReader(resources: resources).read(YAMLCursor(node: compose(yaml, file: file), path: "", file: file))
+    }
+
+    /// The document's root node; YAML syntax errors and an empty document name the file and line.
+    static func compose(_ yaml: String, file: String) throws(ScenarioError) -> Node {
         do {
             guard let node = try Yams.compose(yaml: yaml) else {
                 throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "the document is empty")
             }
-            root = node
+            return node
         } catch let error as ScenarioError {
             throw error
         } catch let error as YamlError {
@@ -31,7 +35,6 @@ public enum ScenarioLoader {
         } catch {
             throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "not YAML: \(error)")
         }
-        return try ScenarioReader(resources: resources).read(YAMLCursor(node: root, path: "", file: file))
     }
 
     private static func syntaxError(_ error: YamlError, file: String) -> ScenarioError {

@@ -206,17 +206,7 @@ extension Timeline {
     /// Reads a timeline written as a YAML (or JSON) list of steps, or a mapping with a `timeline:`
     /// list; `file` names it in errors, key files are read through `resources`.
     public static func parse(yaml: String, file: String, directory: Directory, resources: any ScenarioResources) throws(ScenarioError) -> Timeline {
-        let root: Node
-        do {
-            guard let node = try Yams.compose(yaml: yaml) else {
-                throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "the timeline is empty")
-            }
-            root = node
-        } catch let error as ScenarioError {
-            throw error
-        } catch {
-            throw ScenarioError(file: file, line: nil, column: nil, keyPath: "", message: "not YAML: \(error)")
-        }
+        let root = try ScenarioLoader.compose(yaml, file: file)
         var cursor = YAMLCursor(node: root, path: "", file: file)
         if root.mapping != nil { cursor = try cursor.mapping(allowed: ["timeline"]).required("timeline") }
         return try TimelineReader(resources: resources, directory: directory).read(cursor)

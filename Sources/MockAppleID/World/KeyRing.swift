@@ -8,7 +8,9 @@ public struct KeyRing: Sendable, Codable {
     /// The `kid` of the key that signs identity tokens and notifications.
     public private(set) var activeKID: String
     /// Whether each `/auth/keys` answer lists the keys in another order.
-    public var shuffled: Bool
+    public private(set) var shuffled: Bool
+    /// Changes whenever the published keys or their order change, so the served bodies are rebuilt only then.
+    private(set) var revision = 0
 
     /// The most keys a ring may publish.
     public static let capacity = 16
@@ -47,6 +49,7 @@ public struct KeyRing: Sendable, Codable {
         guard self.key(withID: key.kid) == nil else { throw .duplicateKey(key.kid) }
         guard published.count < Self.capacity else { throw .full }
         published.append(key)
+        revision += 1
     }
 
     mutating func activate(_ kid: String) throws(Failure) {
@@ -58,6 +61,12 @@ public struct KeyRing: Sendable, Codable {
         guard key(withID: kid) != nil else { throw .unknownKey(kid) }
         guard kid != activeKID else { throw .retiringActiveKey(kid) }
         published.removeAll { $0.kid == kid }
+        revision += 1
+    }
+
+    mutating func setShuffled(_ shuffled: Bool) {
+        self.shuffled = shuffled
+        revision += 1
     }
 
     /// `{"keys":[…]}` bodies: the served order first, then (when shuffled) its other rotations and

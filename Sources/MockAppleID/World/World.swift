@@ -50,9 +50,9 @@ public final class World: Sendable {
     ) throws(E) -> T {
         try guarded.withLock { (guarded: inout Guarded) throws(E) -> T in
             var emitted: [DomainEvent] = []
-            let keysBefore = (guarded.state.keys.published.map(\.kid), guarded.state.keys.shuffled)
+            let keysBefore = guarded.state.keys.revision
             defer {
-                if (guarded.state.keys.published.map(\.kid), guarded.state.keys.shuffled) != keysBefore {
+                if guarded.state.keys.revision != keysBefore {
                     guarded.keyBodies = guarded.state.keys.servedBodies()
                 }
                 events.append(emitted, at: now)

@@ -15,7 +15,7 @@ extension WorldState {
     }
 
     mutating func setJWKSShuffled(_ shuffled: Bool, events: inout [DomainEvent]) {
-        keys.shuffled = shuffled
+        keys.setShuffled(shuffled)
         events.append(.jwksShuffleChanged(shuffled))
     }
 
