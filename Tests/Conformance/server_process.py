@@ -23,8 +23,15 @@ def binary() -> str:
     return str(pathlib.Path(bin_dir) / "mock-appleid")
 
 
-def run_cli(*arguments, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([binary(), *arguments], cwd=cwd, capture_output=True, text=True, timeout=60)
+def run_cli(*arguments, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """Runs the binary to completion; `env` adds to (or, with None values, removes from) the environment."""
+    environment = dict(os.environ)
+    for name, value in (env or {}).items():
+        if value is None:
+            environment.pop(name, None)
+        else:
+            environment[name] = value
+    return subprocess.run([binary(), *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
 
 
 class Server(str):

@@ -66,9 +66,9 @@ def test_second_native_sign_in_has_no_real_user_status_and_no_name(base_url):
     claims = verify(base_url, second["identityToken"])
     assert second["firstAuthorization"] is False
     assert "real_user_status" not in claims
-    assert "fullName" not in second
+    assert "fullName" not in second and "email" not in second  # the credential has them the first time only
     assert claims["sub"] == second["user"] == first["user"]
-    assert claims["email"] == "jane.appleseed@example.com"
+    assert first["email"] == claims["email"] == "jane.appleseed@example.com"  # the token keeps the email
 
 
 def test_native_after_web_is_not_a_first_authorization_of_the_app_group(base_url):

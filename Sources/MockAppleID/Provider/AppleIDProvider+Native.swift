@@ -33,7 +33,8 @@ public struct NativeCredential: Sendable, Equatable, Codable {
     public let authorizationCode: String
     /// The team-scoped user id (`sub`).
     public let user: String
-    /// The real or relay address, when the email scope was granted.
+    /// The real or relay address, on a first authorization with the email scope only (the identity
+    /// token keeps carrying it on every sign-in).
     public let email: String?
     /// The name, on a first authorization with the name scope only.
     public let fullName: PersonName?
@@ -70,7 +71,8 @@ extension AppleIDProvider {
                                               now: now, fault: fault?.identityTokenFault)
             let name = signIn.isFirstConsent && signIn.consent.scopes.contains(.name)
                 ? PersonName(firstName: signIn.persona.firstName, lastName: signIn.persona.lastName) : nil
-            return NativeCredential(identityToken: token, authorizationCode: code, user: signIn.subject, email: identity.email?.address,
+            return NativeCredential(identityToken: token, authorizationCode: code, user: signIn.subject,
+                                    email: signIn.isFirstConsent ? identity.email?.address : nil,
                                     fullName: name, realUserStatus: signIn.isFirstConsent ? status.rawValue : RealUserStatus.unknown.rawValue,
                                     firstAuthorization: signIn.isFirstConsent)
         }

@@ -7,13 +7,16 @@ import Yams
 public enum ScenarioLoader {
     /// Loads the scenario at `url`; key files are resolved relative to its folder.
     public static func load(contentsOf url: URL) throws(ScenarioError) -> Scenario {
-        let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+        try load(yaml: text(contentsOf: url), file: url.path,
+                 resources: DirectoryResources(baseDirectory: url.deletingLastPathComponent()))
+    }
+
+    /// The text of the scenario file at `url`; a file that cannot be read is an error naming it.
+    public static func text(contentsOf url: URL) throws(ScenarioError) -> String {
+        do { return try String(contentsOf: url, encoding: .utf8) } catch {
             throw ScenarioError(file: url.path, line: nil, column: nil, keyPath: "",
                                 message: "cannot read the file: \(error.localizedDescription)")
         }
-        return try load(yaml: text, file: url.path,
-                        resources: DirectoryResources(baseDirectory: url.deletingLastPathComponent()))
     }
 
     /// Loads scenario text; `file` names it in errors.

@@ -25,19 +25,27 @@ public struct DirectoryResources: ScenarioResources {
     }
 }
 
-/// Key files compiled into the binary (the built-in default scenario's).
+/// Key files held in memory: the built-in default scenario's, compiled into the binary, or those a
+/// client sent along with a scenario file.
 public struct EmbeddedResources: ScenarioResources {
     public let files: [String: String]
+    /// Where the files came from, for error messages; `nil` for the built-in scenario's.
+    public let origin: String?
 
-    public init(files: [String: String]) { self.files = files }
+    public init(files: [String: String], origin: String? = nil) {
+        self.files = files
+        self.origin = origin
+    }
 
     public func text(at path: String) throws -> String {
         guard let text = files[path] else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
         return text
     }
 
-    /// The path within the mock-appleid repository (`../Keys/x` from `Scenarios/` is `Keys/x`).
+    /// `path` as sent by `origin`, or for the built-in scenario the path within the mock-appleid
+    /// repository (`../Keys/x` from `Scenarios/` is `Keys/x`).
     public func location(of path: String) -> String {
-        path.hasPrefix("../") ? String(path.dropFirst(3)) : "Scenarios/" + path
+        if let origin { return "\(path) (sent by \(origin))" }
+        return path.hasPrefix("../") ? String(path.dropFirst(3)) : "Scenarios/" + path
     }
 }

@@ -203,12 +203,13 @@ enum FaultReader {
 }
 
 extension Timeline {
-    /// Reads a timeline written as a YAML (or JSON) list of steps, or a mapping with a `timeline:`
-    /// list; `file` names it in errors, key files are read through `resources`.
+    /// Reads a timeline written as a YAML (or JSON) list of steps, or a whole scenario file, whose
+    /// `timeline:` list is read and other sections only checked for misspelt names; `file` names it in
+    /// errors, key files are read through `resources`, client defaults come from `directory`.
     public static func parse(yaml: String, file: String, directory: Directory, resources: any ScenarioResources) throws(ScenarioError) -> Timeline {
         let root = try ScenarioLoader.compose(yaml, file: file)
         var cursor = YAMLCursor(node: root, path: "", file: file)
-        if root.mapping != nil { cursor = try cursor.mapping(allowed: ["timeline"]).required("timeline") }
+        if root.mapping != nil { cursor = try cursor.mapping(allowed: ScenarioSchema.keys("top")).required("timeline") }
         return try TimelineReader(resources: resources, directory: directory).read(cursor)
     }
 }

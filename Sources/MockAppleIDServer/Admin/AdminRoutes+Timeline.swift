@@ -4,8 +4,10 @@ import MockAppleID
 
 extension AdminRoutes {
     /// Load, step and inspect a timeline: `GET /__admin/timeline`, `POST /__admin/timeline`
-    /// (`{"timeline": [steps…]}` in the scenario file's step format, or `{"scenario": true}` for the
-    /// scenario's own), `POST /__admin/timeline/step` (the next step), `POST /__admin/timeline/run` (the rest).
+    /// (`{"timeline": [steps…]}` in the scenario file's step format; `{"yaml": scenario file text,
+    /// "file": its name for error messages, "files": {path: text} for the key files it names}`; or
+    /// `{"scenario": true}` for the scenario's own), `POST /__admin/timeline/step` (the next step),
+    /// `POST /__admin/timeline/run` (the rest).
     func registerTimeline(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("timeline") { _, _ in try AdminResponse.json(TimelineView(provider.timeline)) }
         admin.post("timeline") { request, _ in
@@ -13,14 +15,7 @@ extension AdminRoutes {
             if try body.flag("scenario") == true {
                 provider.timeline.load(provider.scenario.timeline)
             } else {
-                guard let steps = body["timeline"] else { throw AdminError.badRequest("give timeline (a list of steps) or scenario: true") }
-                do throws(ScenarioError) {
-                    let text = JSONValue.object([("timeline", steps)]).serialized
-                    provider.timeline.load(try Timeline.parse(yaml: text, file: "request", directory: provider.directory,
-                                                              resources: DirectoryResources(baseDirectory: URL(fileURLWithPath: "."))))
-                } catch {
-                    throw AdminError.badRequest(error.description)
-                }
+                provider.timeline.load(try timeline(from: body))
             }
             return try AdminResponse.json(TimelineView(provider.timeline))
         }
@@ -29,6 +24,34 @@ extension AdminRoutes {
             return try AdminResponse.json(outcome)
         }
         admin.post("timeline/run") { _, _ in try AdminResponse.json(TimelineView(outcomes: provider.timeline.runAll(provider), provider.timeline)) }
+    }
+
+    /// The timeline a `POST /__admin/timeline` body carries, parsed against this server's apps and personas.
+    private func timeline(from body: JSONValue) throws(AdminError) -> Timeline {
+        let text: String
+        let file: String
+        var files: [String: String] = [:]
+        switch (body["timeline"], try body.text("yaml")) {
+        case let (steps?, nil):
+            (text, file) = (JSONValue.object([("timeline", steps)]).serialized, "request")
+        case let (nil, yaml?):
+            (text, file) = (yaml, try body.text("file") ?? "request")
+            if let sent = body["files"] {
+                guard case let .object(members) = sent else { throw AdminError.badRequest("files must map each path to its text") }
+                for (path, value) in members {
+                    guard let content = value.stringValue else { throw AdminError.badRequest("files must map each path to its text") }
+                    files[path] = content
+                }
+            }
+        default:
+            throw AdminError.badRequest("give timeline (a list of steps), yaml (a scenario file's text) or scenario: true")
+        }
+        do throws(ScenarioError) {
+            return try Timeline.parse(yaml: text, file: file, directory: provider.directory,
+                                      resources: EmbeddedResources(files: files, origin: "the client"))
+        } catch {
+            throw AdminError.badRequest(error.description)
+        }
     }
 }
 

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import MockAppleID
+import NIOCore
+import NIOHTTP1
+
+/// Drives a running server through its admin API (`/__admin/…`): the commands given `--url`.
+/// Use it inside ``with(url:_:)``, which closes its connections afterwards.
+struct AdminClient {
+    /// The server's base URL, without a trailing slash.
+    let baseURL: String
+    private let http: HTTPClient
+
+    /// How long one admin call may take, answer included.
+    static let timeout = TimeAmount.seconds(30)
+    /// How long connecting may take; a refused connection fails at once (no retries: a command says so).
+    static let connectTimeout = TimeAmount.seconds(5)
+    /// The largest admin answer read (a long journal or event list stays far below it).
+    static let responseLimit = 16 << 20
+
+    /// Runs `body` with a client for the server at `url` (`http://HOST:PORT`, optionally with a path
+    /// prefix), then closes the client's connections.
+    static func with<Result>(url: String, _ body: (AdminClient) async throws -> Result) async throws -> Result {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+              !(parsed.host ?? "").isEmpty, parsed.query == nil
+        else { throw CommandError("--url must be the server's base URL, such as http://127.0.0.1:8080; got \"\(url)\"") }
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: connectTimeout, read: timeout))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = AdminClient(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url,
+                                 http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+        let result: Result
+        do { result = try await body(client) } catch {
+            try? await client.http.shutdown()
+            throw error
+        }
+        try await client.http.shutdown()
+        return result
+    }
+
+    /// `GET /__admin/<path>`; a status other than 2xx is thrown as the server's error.
+    func get(_ path: String) async throws -> Data {
+        try await call(.GET, path, body: nil)
+    }
+
+    /// `POST /__admin/<path>` with a JSON body; a status other than 2xx is thrown as the server's error.
+    func post(_ path: String, _ body: JSONValue = .object([])) async throws -> Data {
+        try await call(.POST, path, body: body)
+    }
+
+    /// `PUT /__admin/<path>` with a JSON body; a status other than 2xx is thrown as the server's error.
+    func put(_ path: String, _ body: JSONValue) async throws -> Data {
+        try await call(.PUT, path, body: body)
+    }
+
+    /// Sends one admin request and returns the status and body, whatever the status.
+    func send(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
+        var request = HTTPClientRequest(url: "\(baseURL)/__admin/\(path)")
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body.data))
+        }
+        do {
+            let response = try await http.execute(request, timeout: Self.timeout)
+            let buffer = try await response.body.collect(upTo: Self.responseLimit)
+            return (response.status.code, Data(buffer.readableBytesView))
+        } catch let error as NIOTooManyBytesError {
+            throw CommandError("\(method) \(baseURL)/__admin/\(path): the answer is larger than \(error.maxBytes ?? Self.responseLimit) bytes")
+        } catch {
+            throw CommandError("cannot reach mock-appleid at \(baseURL) (\(method) /__admin/\(path)): \(error); is `mock-appleid serve` running there (--url, MOCK_APPLEID_URL)?")
+        }
+    }
+
+    /// Decodes an admin answer into `type`, naming the call when it does not fit.
+    func decode<Value: Decodable>(_ type: Value.Type, _ data: Data, from path: String) throws -> Value {
+        do { return try JSONDecoder.admin.decode(type, from: data) } catch {
+            throw CommandError("\(baseURL)/__admin/\(path) answered something that is not a mock-appleid admin answer: \(error)")
+        }
+    }
+
+    private func call(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> Data {
+        let (status, data) = try await send(method, path, body: body)
+        guard (200..<300).contains(status) else { throw Self.failure(method, path, status: status, data) }
+        return data
+    }
+
+    /// The admin API's `{"error", "message"}` as a command error.
+    static func failure(_ method: HTTPMethod, _ path: String, status: UInt, _ data: Data) -> CommandError {
+        let answer = JSONValue.parse(data)
+        let detail = [answer?["error"]?.stringValue, answer?["message"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
+        let text = detail.isEmpty ? String(decoding: data.prefix(300), as: UTF8.self) : detail
+        return CommandError("\(method) /__admin/\(path) answered \(status): \(text)")
+    }
+}
+
+extension JSONDecoder {
+    /// Dates as the admin API writes them (ISO 8601).
+    static var admin: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
