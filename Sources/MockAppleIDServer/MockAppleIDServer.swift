@@ -4,7 +4,7 @@ import MockAppleID
 import ServiceLifecycle
 
 /// The HTTP server: Apple's endpoints and the admin API over one ``AppleIDProvider``, with the
-/// services that run beside them (the clock driver, the request log). A swift-service-lifecycle
+/// services that run beside them (the clock driver, the request log, the notification sender). A swift-service-lifecycle
 /// `Service`: run it in a `ServiceGroup` (or with ``makeServiceGroup(handlesSignals:)``); graceful
 /// shutdown lets in-flight requests finish.
 ///
@@ -43,7 +43,7 @@ public struct MockAppleIDServer: Service {
     }
 
     /// A Hummingbird application listening as configured (Apple's endpoints and the admin API only;
-    /// ``run()`` adds the clock driver and the request log).
+    /// ``run()`` adds the clock driver, the request log and the notification sender).
     public func makeApplication() -> some ApplicationProtocol {
         let host = configuration.host
         let publicBaseURL = configuration.publicBaseURL
@@ -58,8 +58,8 @@ public struct MockAppleIDServer: Service {
             logger: logger)
     }
 
-    /// Serves until graceful shutdown (or cancellation); the clock driver and the request log run
-    /// beside the listener and stop with it.
+    /// Serves until graceful shutdown (or cancellation); the clock driver, the request log and the
+    /// notification sender run beside the listener and stop with it.
     public func run() async throws {
         let application = makeApplication()
         let clock = provider.clock
@@ -69,6 +69,7 @@ public struct MockAppleIDServer: Service {
             group.addTask { try await application.run() }
             group.addTask { await ClockDriver(clock: clock).run() }
             group.addTask { await RequestLog(events: events, logger: logger).run() }
+            group.addTask { [provider] in await NotificationSender(provider: provider, logger: logger).run() }
             try await group.next()
             group.cancelAll()
         }

@@ -92,7 +92,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             let progress = try client.decode(TimelineProgress.self, try await client.post("timeline", body), from: "timeline")
             print("scenario \(loaded.scenario.name): \(progress.steps) step(s), driving \(client.baseURL)")
             var outcomes: [StepOutcome] = []
-            for _ in 0..<progress.steps {
+            for _ in 0..<max(0, progress.steps) {
                 let outcome = try client.decode(StepOutcome.self, try await client.post("timeline/step"), from: "timeline/step")
                 print(line(outcome))
                 outcomes.append(outcome)

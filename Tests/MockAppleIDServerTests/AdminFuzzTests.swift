@@ -17,12 +17,13 @@ struct AdminFuzzTests {
         (.post, "/__admin/keys/mRS1a8XkPq/activate"), (.post, "/__admin/keys/mRS3cY7jLd/retire"), (.put, "/__admin/keys/shuffle"),
         (.post, "/__admin/faults"), (.delete, "/__admin/faults/1"), (.post, "/__admin/timeline"), (.post, "/__admin/timeline/step"),
         (.get, "/__admin/journal?after=-5"), (.get, "/__admin/events?after=99999999999999999999"), (.post, "/__admin/reset"),
+        (.post, "/__admin/notifications"), (.post, "/__admin/notifications/retry"), (.put, "/__admin/apps/com.example.app/notification-url"),
     ]
 
     static let keys = [
         "set", "advance", "frozen", "id", "persona", "email", "emailChoice", "realUserStatus", "firstName", "managed", "client",
         "bundleID", "nonce", "scopes", "kid", "pem", "generate", "alg", "activate", "at", "shuffled", "fault", "seconds", "status",
-        "error", "count", "always", "clientID", "timeline", "scenario", "do",
+        "error", "count", "always", "clientID", "timeline", "scenario", "do", "type", "app", "url", "relayForwarding", "yaml", "files",
     ]
 
     static func value(_ random: inout BadInputTests.SeededGenerator, depth: Int = 0) -> JSONValue {

@@ -9,12 +9,15 @@ public struct AppGroup: Sendable, Codable {
     public let bundleIDs: [String]
     /// Web clients.
     public let servicesIDs: [ServicesID]
+    /// Where server-to-server notifications for the group are posted; nil sends none.
+    public internal(set) var notificationURL: String?
 
-    public init(primaryAppID: String, teamID: String, bundleIDs: [String], servicesIDs: [ServicesID]) {
+    public init(primaryAppID: String, teamID: String, bundleIDs: [String], servicesIDs: [ServicesID], notificationURL: String? = nil) {
         self.primaryAppID = primaryAppID
         self.teamID = teamID
         self.bundleIDs = bundleIDs.contains(primaryAppID) ? bundleIDs : [primaryAppID] + bundleIDs
         self.servicesIDs = servicesIDs
+        self.notificationURL = notificationURL
     }
 
     /// Every client of the group.

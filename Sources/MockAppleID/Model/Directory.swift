@@ -17,6 +17,11 @@ public struct Directory: Sendable {
     /// The client registered under `id` (case-sensitive, as Apple's).
     public func client(_ id: String) -> Client? { clientsByID[id] }
 
+    /// Registers (or with nil removes) the notification URL of the app group `groupID`.
+    mutating func setNotificationURL(_ url: String?, group groupID: String) {
+        groups[groupID]?.notificationURL = url
+    }
+
     /// The team owning `client`.
     public func team(of client: Client) -> Team? { teams[client.teamID] }
 

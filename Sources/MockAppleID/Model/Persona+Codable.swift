@@ -2,7 +2,7 @@
 /// scenario default; `realUserStatus` is a name (`likelyReal`) or Apple's number.
 extension Persona {
     private enum CodingKeys: String, CodingKey {
-        case id, firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified
+        case id, firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified, relayForwarding
     }
 
     public init(from decoder: any Decoder) throws {
@@ -16,7 +16,8 @@ extension Persona {
             realUserStatus: try container.decodeIfPresent(RealUserStatus.self, forKey: .realUserStatus) ?? .likelyReal,
             managed: try container.decodeIfPresent(Bool.self, forKey: .managed) ?? false,
             orgID: try container.decodeIfPresent(String.self, forKey: .orgID),
-            emailVerified: try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? true)
+            emailVerified: try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? true,
+            relayForwarding: try container.decodeIfPresent(Bool.self, forKey: .relayForwarding) ?? true)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -30,6 +31,7 @@ extension Persona {
         try container.encode(managed, forKey: .managed)
         try container.encode(orgID, forKey: .orgID)
         try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(relayForwarding, forKey: .relayForwarding)
     }
 }
 

@@ -16,12 +16,16 @@ public struct Persona: Sendable, Equatable, Codable {
     public var orgID: String?
     /// Whether the address is verified (`email_verified`); managed accounts may have false.
     public var emailVerified: Bool
+    /// Whether mail to the persona's private relay addresses is forwarded (turning it off sends
+    /// `email-disabled` to each app group that has the relay address, on again `email-enabled`).
+    public var relayForwarding: Bool
 
     public init(
         id: String, firstName: String, lastName: String, email: String?, emailChoice: EmailChoice = .share,
         realUserStatus: RealUserStatus = .likelyReal, managed: Bool = false, orgID: String? = nil,
-        emailVerified: Bool = true
+        emailVerified: Bool = true, relayForwarding: Bool = true
     ) {
+        self.relayForwarding = relayForwarding
         self.id = id
         self.firstName = firstName
         self.lastName = lastName

@@ -20,6 +20,8 @@ public struct ProviderSettings: Sendable, Equatable {
     public var shuffleJWKS: Bool = false
     /// How identity tokens are shaped.
     public var claims = ClaimOptions()
+    /// How server-to-server notifications are shaped and retried.
+    public var notifications = NotificationOptions()
 
     public init() {}
 }

@@ -22,6 +22,12 @@ public enum AppleIdentifiers {
         return "\(local)@privaterelay.appleid.com"
     }
 
+    /// A JWT id as Apple's notifications carry it: 16 random bytes, base64url (22 characters).
+    public static func jwtID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
     /// An opaque code or token: `prefix` + 32 hex + `.0.` + 4 lowercase letters + `.` + 22 base64url,
     /// like `c3944a20072b7446b97633646556204f8.0.rruy.Gjgud84EqqpCvP31MrudDw`.
     /// Prefixes: `c` codes, `a` access tokens, `r` refresh tokens.

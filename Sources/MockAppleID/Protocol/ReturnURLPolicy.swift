@@ -1,19 +1,19 @@
 import Foundation
 
-/// Apple's rule for registered return URLs: absolute https on a domain name, with no IP address,
-/// no `localhost` and no fragment. The `allowLoopback` knob also admits `http(s)://localhost` and
-/// loopback IPs for local development.
+/// Apple's rule for registered return URLs (and notification URLs): absolute https on a domain name,
+/// with no IP address, no `localhost` and no fragment. The `allowLoopback` knob also admits
+/// `http(s)://localhost` and loopback IPs for local development.
 public struct ReturnURLPolicy: Sendable {
     public let allowLoopback: Bool
 
     public init(allowLoopback: Bool) { self.allowLoopback = allowLoopback }
 
-    /// Why `url` cannot be registered, or nil if it can.
-    public func problem(with url: String) -> String? {
+    /// Why `url` cannot be registered as one of `kind`, or nil if it can.
+    public func problem(with url: String, kind: String = "return URLs") -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host?.lowercased(), !host.isEmpty
         else { return "\"\(url)\" is not an absolute URL with a scheme and host" }
-        guard components.fragment == nil else { return "\"\(url)\" has a fragment (#); return URLs may not" }
+        guard components.fragment == nil else { return "\"\(url)\" has a fragment (#); \(kind) may not" }
         let loopback = Self.isLoopback(host)
         if loopback {
             guard allowLoopback else {
@@ -22,7 +22,7 @@ public struct ReturnURLPolicy: Sendable {
             guard scheme == "http" || scheme == "https" else { return "\"\(url)\" must use http or https" }
             return nil
         }
-        guard scheme == "https" else { return "\"\(url)\" must use https (Apple refuses \(scheme) return URLs)" }
+        guard scheme == "https" else { return "\"\(url)\" must use https (Apple refuses \(scheme) \(kind))" }
         guard !Self.isIPAddress(host) else { return "\"\(url)\" uses an IP address; Apple requires a domain name" }
         guard host.contains(".") else { return "\"\(url)\" needs a fully qualified domain name" }
         return nil

@@ -83,5 +83,8 @@ extension AppleIDProvider {
     public func snapshot() -> WorldSnapshot { world.snapshot() }
 
     /// Replaces the world and the clock's mode with `snapshot`'s.
-    public func restore(_ snapshot: WorldSnapshot) { world.restore(snapshot) }
+    public func restore(_ snapshot: WorldSnapshot) {
+        world.restore(snapshot)
+        resumeNotifications()
+    }
 }

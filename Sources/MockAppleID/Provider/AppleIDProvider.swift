@@ -25,7 +25,7 @@ public final class AppleIDProvider: Sendable {
         }
         self.scenario = scenario
         self.settings = scenario.settings
-        self.world = World(initial: initial, clock: clock ?? MockClock(scenario.clock))
+        self.world = World(initial: initial, clock: clock ?? MockClock(scenario.clock), notificationOptions: scenario.settings.notifications)
         self.timeline = TimelinePlayer(timeline: scenario.timeline)
         self.secretVerifier = ClientSecretVerifier(settings: scenario.settings)
         self.claimsBuilder = IdentityTokenClaims(issuer: scenario.settings.issuer, options: scenario.settings.claims)

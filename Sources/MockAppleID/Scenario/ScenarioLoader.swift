@@ -63,6 +63,7 @@ private struct ScenarioReader {
         var settings = base?.settings ?? ProviderSettings()
         if let node = top.optional("settings") { try readSettings(node, into: &settings) }
         if let node = top.optional("claims") { try readClaims(node, into: &settings.claims) }
+        if let node = top.optional("notifications") { try readNotifications(node, into: &settings.notifications) }
         var signingKeys: [SigningKey], activeKID: String, teams: [Team], groups: [AppGroup], personas: [Persona]
         if let base, top.optional("signingKeys") == nil {
             (signingKeys, activeKID) = (base.signingKeys, base.activeSigningKeyID)
@@ -133,6 +134,36 @@ private struct ScenarioReader {
         if let value = map.optional("idTokenLifetime") { claims.idTokenLifetime = try seconds(value, allowZero: false) }
         if let value = map.optional("emittedTimeSkew") { claims.emittedTimeSkew = try TimelineReader.duration(value, allowNegative: true) }
         if let value = map.optional("refreshReturnsIDToken") { claims.refreshReturnsIDToken = try value.bool() }
+    }
+
+    private func readNotifications(_ node: YAMLCursor, into options: inout NotificationOptions) throws(ScenarioError) {
+        let map = try node.mapping(allowed: ScenarioSchema.keys("notifications"))
+        if let value = map.optional("accountDeletedType") {
+            options.accountDeletedType = try value.oneOf(NotificationOptions.AccountDeletedType.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("events") { options.events = try value.oneOf(NotificationOptions.EventsEncoding.allCases.map { ($0.rawValue, $0) }) }
+        if let value = map.optional("eventTime") { options.eventTime = try value.oneOf(NotificationOptions.EventTimeUnit.allCases.map { ($0.rawValue, $0) }) }
+        if let value = map.optional("isPrivateEmail") {
+            options.isPrivateEmail = try value.oneOf(NotificationOptions.PrivateEmailStyle.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("onTokenRevocation") { options.onTokenRevocation = try value.bool() }
+        if let value = map.optional("retrySchedule") {
+            let items = try value.sequence()
+            guard items.count <= NotificationOptions.retryLimit else { throw value.error("at most \(NotificationOptions.retryLimit) retries") }
+            options.retrySchedule = []
+            for item in items {
+                let wait = try seconds(item, allowZero: true)
+                guard wait <= NotificationOptions.longestRetryWait else { throw item.error("a retry waits at most \(Int(NotificationOptions.longestRetryWait)) s") }
+                options.retrySchedule.append(wait)
+            }
+        }
+        if let value = map.optional("attemptTimeout") {
+            let timeout = try seconds(value, allowZero: false)
+            guard timeout <= NotificationOptions.longestAttemptTimeout else {
+                throw value.error("at most \(Int(NotificationOptions.longestAttemptTimeout)) s")
+            }
+            options.attemptTimeout = timeout
+        }
     }
 
     private func seconds(_ node: YAMLCursor, allowZero: Bool) throws(ScenarioError) -> TimeInterval {
@@ -248,7 +279,14 @@ private struct ScenarioReader {
             guard !urls.isEmpty else { throw urlsNode.error("a Services ID needs at least one return URL") }
             services.append(ServicesID(id: id, returnURLs: urls))
         }
-        return AppGroup(primaryAppID: primary, teamID: teamID, bundleIDs: bundleIDs, servicesIDs: services)
+        let notificationURL = try map.optional("notificationURL").map { (node: YAMLCursor) throws(ScenarioError) -> String in
+            let url = try node.nonEmptyString()
+            if let problem = ReturnURLPolicy(allowLoopback: settings.allowLoopbackReturnURLs).problem(with: url, kind: "notification URLs") {
+                throw node.error(problem)
+            }
+            return url
+        }
+        return AppGroup(primaryAppID: primary, teamID: teamID, bundleIDs: bundleIDs, servicesIDs: services, notificationURL: notificationURL)
     }
 
     private func readPersonas(_ node: YAMLCursor) throws(ScenarioError) -> [Persona] {
@@ -291,7 +329,8 @@ enum PersonaReader {
             realUserStatus: try map.optional("realUserStatus")?.oneOf(RealUserStatus.allCases.map { ($0.name, $0) }) ?? .likelyReal,
             managed: try map.optional("managed")?.bool() ?? false,
             orgID: try map.optional("orgID")?.nonEmptyString(),
-            emailVerified: try map.optional("emailVerified")?.bool() ?? true)
+            emailVerified: try map.optional("emailVerified")?.bool() ?? true,
+            relayForwarding: try map.optional("relayForwarding")?.bool() ?? true)
         do { try PersonaError.check(persona) } catch { throw node.error(error.description) }
         return persona
     }

@@ -58,6 +58,10 @@ public enum TimelineAction: Sendable {
     case queueFault(Fault)
     /// Moves the clock (on top of the step's `at`/`after`).
     case advanceClock(TimeInterval)
+    /// Sends a server-to-server notification about `persona` to the app group of `app`.
+    case notify(NotificationType, persona: String, app: String)
+    /// Registers (or with nil removes) the notification URL of the app group of `app`.
+    case setNotificationURL(app: String, url: String?)
 
     /// Words for the step in reports.
     public var summary: String {
@@ -77,6 +81,9 @@ public enum TimelineAction: Sendable {
         case let .shuffleKeys(on): return "JWKS shuffling \(on ? "on" : "off")"
         case let .queueFault(fault): return "queue fault: \(fault.description)"
         case let .advanceClock(seconds): return "advance the clock \(seconds) s"
+        case let .notify(type, persona, app): return "send \(type.rawValue) about \(persona) to \(app)"
+        case let .setNotificationURL(app, url?): return "notification URL of \(app): \(url)"
+        case let .setNotificationURL(app, nil): return "remove the notification URL of \(app)"
         }
     }
 }
@@ -142,6 +149,8 @@ public struct TimelineExpectation: Sendable {
     public var signedBy: String?
     /// Whether the identity token must verify against a key `/auth/keys` publishes.
     public var verifies: Bool?
+    /// The notifications the step must queue, in order (`[]`: none).
+    public var notifications: [NotificationType]?
 
     public init() {}
 }

@@ -27,6 +27,8 @@ struct TimelineReader {
         ("shuffleKeys", ["shuffled"]),
         ("queueFault", ["fault"]),
         ("advanceClock", ["seconds"]),
+        ("notify", ["type", "persona", "app"]),
+        ("setNotificationURL", ["app", "url"]),
     ]
 
     func read(_ node: YAMLCursor) throws(ScenarioError) -> Timeline {
@@ -120,6 +122,12 @@ struct TimelineReader {
             return .shuffleKeys(try map.optional("shuffled")?.bool() ?? true)
         case "queueFault":
             return .queueFault(try FaultReader.read(try map.required("fault")))
+        case "notify":
+            return .notify(try notificationType(try map.required("type")), persona: try map.required("persona").nonEmptyString(),
+                           app: try map.required("app").nonEmptyString())
+        case "setNotificationURL":
+            let url = try map.required("url")
+            return .setNotificationURL(app: try map.required("app").nonEmptyString(), url: url.isNull() ? nil : try url.nonEmptyString())
         default:
             return .advanceClock(try Self.duration(try map.required("seconds"), allowNegative: true))
         }
@@ -163,6 +171,9 @@ struct TimelineReader {
         expect.user = try map.optional("user")?.oneOf([("present", true), ("absent", false)])
         expect.signedBy = try map.optional("signedBy")?.nonEmptyString()
         expect.verifies = try map.optional("verifies")?.bool()
+        if let list = map.optional("notifications") {
+            expect.notifications = try list.sequence().map { (item: YAMLCursor) throws(ScenarioError) in try notificationType(item) }
+        }
         if let claims = map.optional("claims") {
             guard let mapping = claims.node.mapping else { throw claims.error("claims must map claim names to values, absent or present") }
             for (key, value) in mapping {
@@ -177,6 +188,14 @@ struct TimelineReader {
             }
         }
         return expect
+    }
+
+    private func notificationType(_ node: YAMLCursor) throws(ScenarioError) -> NotificationType {
+        let name = try node.string()
+        guard let type = NotificationType(name: name) else {
+            throw node.error("\"\(name)\" is not one of \(NotificationType.acceptedNames)")
+        }
+        return type
     }
 
     static func instant(_ node: YAMLCursor) throws(ScenarioError) -> Date {

@@ -19,9 +19,11 @@ struct TimelineStepRunner {
         var notes: [String] = []
         do throws(TimelineFailure) {
             try wait(step.when)
+            let firstEvent = provider.world.events.nextSequence
             let result: Result<Observation, AppleError>
             do throws(AppleError) { result = .success(try perform(step.action)) } catch { result = .failure(error) }
             failures = check(result, step.expect, notes: &notes)
+            failures += checkNotifications(since: firstEvent, step.expect.notifications, notes: &notes)
         } catch {
             failures = [error.message]
         }
@@ -88,6 +90,14 @@ struct TimelineStepRunner {
             do throws(FaultSpecError) { try provider.queueFault(fault) } catch { throw AppleError(.invalidRequest, reason: error.description) }
         case let .advanceClock(seconds):
             do throws(TimeRange.Failure) { try provider.advanceClock(by: seconds) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
+        case let .notify(type, persona, app):
+            do throws(NotificationError) { try provider.notify(type, personaID: persona, app: app) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
+        case let .setNotificationURL(app, url):
+            do throws(NotificationError) { try provider.setNotificationURL(url, app: app) } catch {
                 throw AppleError(.invalidRequest, reason: error.description)
             }
         }
@@ -218,6 +228,25 @@ struct TimelineStepRunner {
             if valid != verifies { failures.append(verifies ? "the token does not verify against /auth/keys" : "the token verifies, but should not") }
         }
         return failures
+    }
+}
+
+extension TimelineStepRunner {
+    /// Notes each notification the step queued (or could not route) and compares the queued types with `expected`.
+    func checkNotifications(since firstEvent: Int, _ expected: [NotificationType]?, notes: inout [String]) -> [String] {
+        var queued: [NotificationType] = []
+        for recorded in provider.world.events.events(after: firstEvent - 1) {
+            switch recorded.event {
+            case let .notificationQueued(_, type, _, group):
+                queued.append(type)
+                notes.append("notification \(type.rawValue) queued for \(group)")
+            case let .notificationUnrouted(type, _, group):
+                notes.append("notification \(type.rawValue) not sent: \(group) has no notification URL")
+            default: continue
+            }
+        }
+        guard let expected, expected != queued else { return [] }
+        return ["expected notifications [\(expected.map(\.rawValue).joined(separator: ", "))], queued [\(queued.map(\.rawValue).joined(separator: ", "))]"]
     }
 }
 

@@ -36,6 +36,20 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case faultApplied(Fault)
     /// Work scheduled on the clock could not be done when it came due.
     case scheduledChangeFailed(label: String, reason: String)
+    /// An app group's notification URL was registered (or removed, nil).
+    case notificationURLChanged(groupID: String, url: String?)
+    /// A server-to-server notification was queued for delivery (`id`: its `jti`).
+    case notificationQueued(id: String, type: NotificationType, personaID: String, groupID: String)
+    /// A notification was called for, but its app group has no notification URL.
+    case notificationUnrouted(type: NotificationType, personaID: String, groupID: String)
+    /// A delivery attempt ended (`nextAttempt`: when the next is due, if any).
+    case notificationAttempted(id: String, outcome: String, succeeded: Bool, nextAttempt: Date?)
+    /// A failed delivery's next attempt came due on the clock.
+    case notificationAttemptDue(id: String)
+    /// Undelivered notifications were made due at once (admin retry).
+    case notificationsRetried(count: Int)
+    /// The outbox was full of undelivered notifications and dropped the oldest.
+    case notificationDropped(id: String)
     /// A timeline step ran (`index` from 0).
     case timelineStep(index: Int, summary: String, passed: Bool)
     /// Everything went back to the scenario's start.
@@ -83,6 +97,16 @@ extension DomainEvent: CustomStringConvertible {
         case let .faultQueued(fault): return "fault queued: \(fault)"
         case let .faultApplied(fault): return "fault applied: \(fault)"
         case let .scheduledChangeFailed(label, reason): return "scheduled change failed: \(label): \(reason)"
+        case let .notificationURLChanged(group, url?): return "notification URL of app group \(group) set to \(url)"
+        case let .notificationURLChanged(group, nil): return "notification URL of app group \(group) removed"
+        case let .notificationQueued(id, type, persona, group): return "\(type.rawValue) notification \(id) queued for \(group) (persona \(persona))"
+        case let .notificationUnrouted(type, persona, group):
+            return "\(type.rawValue) for persona \(persona) not sent: app group \(group) has no notification URL"
+        case let .notificationAttempted(id, outcome, succeeded, next):
+            return "notification \(id) \(succeeded ? "delivered" : "attempt failed"): \(outcome)\(next.map { "; next attempt at \($0.formatted(.iso8601))" } ?? "")"
+        case let .notificationAttemptDue(id): return "notification \(id) due for another attempt"
+        case let .notificationsRetried(count): return "\(count) undelivered notification(s) due again now"
+        case let .notificationDropped(id): return "notification \(id) dropped: the outbox is full"
         case let .timelineStep(index, summary, passed): return "timeline step \(index + 1) \(passed ? "passed" : "FAILED"): \(summary)"
         case .worldReset: return "reset to the scenario's start"
         case let .request(record): return "\(record.method) \(record.endpoint) → \(record.status)"

@@ -5,7 +5,8 @@ import Synchronization
 /// ``EventLog`` its transitions append to, and the ``MockClock`` that stamps and schedules them.
 ///
 /// A transition runs under the lock and appends its events in the same step, so the log's order is
-/// the order in which the state changed.
+/// the order in which the state changed. The notifications its events call for are queued in the
+/// same step, so none is lost between a change and its delivery.
 public final class World: Sendable {
     /// The world's clock: every expiry and every event's time.
     public let clock: MockClock
@@ -23,7 +24,11 @@ public final class World: Sendable {
     private let initialState: WorldState
     private let initialClock: MockClock.Mode
 
-    init(initial: WorldState, clock: MockClock, events: EventLog = EventLog()) {
+    /// How the notifications that transitions call for are queued.
+    let notificationOptions: NotificationOptions
+
+    init(initial: WorldState, clock: MockClock, events: EventLog = EventLog(), notificationOptions: NotificationOptions = NotificationOptions()) {
+        self.notificationOptions = notificationOptions
         self.clock = clock
         self.events = events
         self.initialState = initial
@@ -52,6 +57,9 @@ public final class World: Sendable {
             var emitted: [DomainEvent] = []
             let keysBefore = guarded.state.keys.revision
             defer {
+                if !emitted.isEmpty {
+                    guarded.state.queueNotifications(for: emitted, at: now, options: notificationOptions, events: &emitted)
+                }
                 if guarded.state.keys.revision != keysBefore {
                     guarded.keyBodies = guarded.state.keys.servedBodies()
                 }

@@ -103,6 +103,7 @@ extension Persona {
         if managed != other.managed { fields.append("managed") }
         if orgID != other.orgID { fields.append("orgID") }
         if emailVerified != other.emailVerified { fields.append("emailVerified") }
+        if relayForwarding != other.relayForwarding { fields.append("relayForwarding") }
         return fields
     }
 }

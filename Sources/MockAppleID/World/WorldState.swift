@@ -18,6 +18,8 @@ public struct WorldState: Sendable, Codable {
     public internal(set) var autoApprove: AutoApprove?
     public internal(set) var keys: KeyRing
     var faults = FaultQueue()
+    /// Server-to-server notifications, pending and sent.
+    var outbox = NotificationOutbox()
     /// When codes and access tokens held reach this many, expired ones are dropped.
     var purgeThreshold = WorldState.minimumPurgeThreshold
     static let minimumPurgeThreshold = 10_000
@@ -42,6 +44,9 @@ public struct WorldState: Sendable, Codable {
 
     /// The queued faults, in order.
     public var queuedFaults: [Fault] { faults.faults }
+
+    /// Every notification delivery kept, oldest first, with its attempts.
+    public var notificationDeliveries: [NotificationDelivery] { outbox.deliveries }
 
     /// How many codes and access tokens are held.
     var heldCounts: (codes: Int, accessTokens: Int) { (codes.count, accessGrants.count) }

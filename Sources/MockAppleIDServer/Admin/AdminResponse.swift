@@ -76,6 +76,14 @@ extension JSONValue {
         return text
     }
 
+    /// Refuses an object with members other than `allowed` (a misspelt field is an error, not ignored).
+    func requireOnly(_ allowed: [String]) throws(AdminError) {
+        guard case let .object(members) = self else { throw AdminError.badRequest("body must be a JSON object") }
+        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
+            throw AdminError.badRequest("unknown field \"\(unknown.0)\"; expected: \(allowed.joined(separator: ", "))")
+        }
+    }
+
     /// A member that must be true or false, if present.
     func flag(_ key: String) throws(AdminError) -> Bool? {
         guard let value = self[key] else { return nil }

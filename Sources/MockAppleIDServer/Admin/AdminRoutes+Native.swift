@@ -19,11 +19,7 @@ extension AdminRoutes {
 extension NativeSignInRequest {
     /// `{"persona", "bundleID", "nonce"?, "scopes"?: ["name","email"], "emailChoice"?, "realUserStatus"?: 0|1|2|name}`.
     init(adminJSON body: JSONValue) throws(AdminError) {
-        guard case let .object(members) = body else { throw AdminError.badRequest("body must be a JSON object") }
-        let allowed = ["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus"]
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            throw AdminError.badRequest("unknown field \"\(unknown.0)\"; expected: \(allowed.joined(separator: ", "))")
-        }
+        try body.requireOnly(["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus"])
         guard let persona = try body.text("persona"), !persona.isEmpty else { throw AdminError.badRequest("persona is required") }
         guard let bundleID = try body.text("bundleID"), !bundleID.isEmpty else { throw AdminError.badRequest("bundleID is required") }
         var scopes: [Scope] = [.name, .email]

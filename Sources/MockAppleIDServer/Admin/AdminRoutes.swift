@@ -30,6 +30,7 @@ struct AdminRoutes: Sendable {
         registerFaults(on: admin)
         registerNativeSignIn(on: admin)
         registerTimeline(on: admin)
+        registerNotifications(on: admin)
     }
 
     /// `?after=N`: a sequence number (0 when absent).

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Why a notification could not be sent or a URL registered.
+public enum NotificationError: Error, Equatable, CustomStringConvertible {
+    case unknownPersona(String)
+    case unknownApp(String)
+    case invalidURL(String)
+    case noRelayAddress(String)
+
+    public var description: String {
+        switch self {
+        case let .unknownPersona(id): return "persona \"\(id)\" does not exist"
+        case let .unknownApp(id): return "no app group or client has id \(id)"
+        case let .invalidURL(problem): return problem
+        case let .noRelayAddress(id): return "persona \"\(id)\" has no email, so no relay address for an email event"
+        }
+    }
+}
+
+extension WorldState {
+    /// Queues the notifications that `changes` call for, as Apple sends them: `consent-revoked` when the
+    /// user stops using Sign in with Apple with an app group (and on `/auth/revoke` if
+    /// `options.onTokenRevocation`), the account-deletion event to every group the account had signed
+    /// in to, and `email-disabled`/`email-enabled` to every group holding the persona's relay address
+    /// when forwarding is turned off or on.
+    mutating func queueNotifications(for changes: [DomainEvent], at now: Date, options: NotificationOptions, events: inout [DomainEvent]) {
+        for change in changes {
+            switch change {
+            case let .consentRevoked(personaID, groupID, cause):
+                switch cause {
+                case .userRevoked: queue(.consentRevoked, personaID: personaID, groupID: groupID, at: now, events: &events)
+                case .revokeEndpoint where options.onTokenRevocation:
+                    queue(.consentRevoked, personaID: personaID, groupID: groupID, at: now, events: &events)
+                case .accountDeleted: queue(.accountDeleted, personaID: personaID, groupID: groupID, at: now, events: &events)
+                case .revokeEndpoint: break
+                }
+            case let .personaChanged(personaID, fields) where fields.contains("relayForwarding"):
+                guard let persona = persona(personaID) else { continue }
+                let relayGroups = consents.values.filter {
+                    $0.personaID == personaID && $0.emailChoice == .hide && $0.scopes.contains(.email)
+                }.map(\.groupID).sorted()
+                for groupID in relayGroups {
+                    queue(persona.relayForwarding ? .emailEnabled : .emailDisabled, personaID: personaID, groupID: groupID, at: now, events: &events)
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Queues a notification on request (admin API, Swift API, timeline), whatever the world's state.
+    mutating func notify(_ type: NotificationType, personaID: String, groupID: String, at now: Date,
+                         events: inout [DomainEvent]) throws(NotificationError) {
+        guard let persona = persona(personaID) else { throw .unknownPersona(personaID) }
+        guard directory.groups[groupID] != nil else { throw .unknownApp(groupID) }
+        if type.isEmailEvent, persona.email == nil { throw .noRelayAddress(personaID) }
+        queue(type, personaID: personaID, groupID: groupID, at: now, events: &events)
+    }
+
+    /// Registers (or with nil removes) an app group's notification URL.
+    mutating func setNotificationURL(_ url: String?, groupID: String, events: inout [DomainEvent]) throws(NotificationError) {
+        guard directory.groups[groupID] != nil else { throw .unknownApp(groupID) }
+        directory.setNotificationURL(url, group: groupID)
+        events.append(.notificationURLChanged(groupID: groupID, url: url))
+    }
+
+    /// The pending deliveries due at `now`, marked as being sent.
+    mutating func takeDueNotifications(at now: Date) -> [NotificationDelivery] { outbox.takeDue(at: now) }
+
+    /// Records an attempt's outcome; nil when the delivery is gone or was not being sent.
+    mutating func recordNotificationAttempt(_ outcome: DeliveryOutcome, id: String, at now: Date, schedule: [TimeInterval],
+                                            events: inout [DomainEvent]) -> NotificationDelivery? {
+        guard let delivery = outbox.record(outcome, for: id, at: now, schedule: schedule) else { return nil }
+        events.append(.notificationAttempted(id: id, outcome: outcome.summary, succeeded: outcome.succeeded, nextAttempt: delivery.nextAttempt))
+        return delivery
+    }
+
+    /// Makes every undelivered notification due at `now`.
+    mutating func retryNotifications(at now: Date, events: inout [DomainEvent]) -> Int {
+        let count = outbox.retryUndelivered(at: now)
+        events.append(.notificationsRetried(count: count))
+        return count
+    }
+
+    private mutating func queue(_ type: NotificationType, personaID: String, groupID: String, at now: Date, events: inout [DomainEvent]) {
+        guard let group = directory.groups[groupID], let persona = persona(personaID) else { return }
+        guard let url = group.notificationURL else {
+            events.append(.notificationUnrouted(type: type, personaID: personaID, groupID: groupID))
+            return
+        }
+        let relay = type.isEmailEvent && persona.email != nil
+            ? AppleIdentifiers.relayEmail(teamID: group.teamID, personaID: accountKey(personaID)) : nil
+        let notification = ServerNotification(type: type, personaID: personaID, groupID: groupID,
+                                              subject: subject(personaID: personaID, teamID: group.teamID), eventTime: now, email: relay)
+        let id = AppleIdentifiers.jwtID()
+        if let dropped = outbox.add(notification, url: url, id: id, now: now) { events.append(.notificationDropped(id: dropped)) }
+        events.append(.notificationQueued(id: id, type: type, personaID: personaID, groupID: groupID))
+    }
+}

@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import MockAppleID
+import NIOCore
+import NIOHTTP1
+
+/// Posts server-to-server notifications as they come due, with async-http-client. A reader of the
+/// event log: a queued notification, a retry coming due on the clock or an admin retry wakes it; it
+/// takes what is due from the provider, posts each concurrently and reports every attempt. It ends
+/// when its task is cancelled.
+struct NotificationSender: Sendable {
+    let provider: AppleIDProvider
+    let logger: Logger
+
+    /// The most bytes of a receiver's answer read (the status is what counts).
+    static let answerLimit = 64 * 1024
+
+    func run() async {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(5))
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let wakeups = provider.world.events.subscribe(bufferLimit: 1_000)
+        await withDiscardingTaskGroup { group in
+            postDue(with: http, in: &group)
+            for await recorded in wakeups {
+                switch recorded.event {
+                case .notificationQueued, .notificationAttemptDue, .notificationsRetried: postDue(with: http, in: &group)
+                default: continue
+                }
+            }
+        }
+        try? await http.shutdown()
+    }
+
+    private func postDue(with http: HTTPClient, in group: inout DiscardingTaskGroup) {
+        for outgoing in provider.takeDueNotifications() {
+            group.addTask {
+                let outcome = await post(outgoing, with: http)
+                provider.recordNotificationAttempt(outcome, id: outgoing.id)
+                logger.log(level: outcome.succeeded ? .info : .notice, "notification \(outgoing.id) to \(outgoing.url): \(outcome.summary)")
+            }
+        }
+    }
+
+    /// One attempt, answer body included, within the attempt timeout (async-http-client's deadline
+    /// ends once the answer's head arrives, so a receiver that stalls its body is cut off here).
+    private func post(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {
+        await withTaskGroup(of: DeliveryOutcome?.self) { group in
+            group.addTask { await attempt(outgoing, with: http) }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(outgoing.timeout))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .unreachable("timed out after \(outgoing.timeout) s")
+        }
+    }
+
+    private func attempt(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {
+        var request = HTTPClientRequest(url: outgoing.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "mock-appleid")
+        request.body = .bytes(ByteBuffer(string: outgoing.body))
+        let timeout = TimeAmount.milliseconds(Int64(TimeRange.wholeSeconds(outgoing.timeout * 1000)))
+        do {
+            let response = try await http.execute(request, timeout: timeout)
+            _ = try? await response.body.collect(upTo: Self.answerLimit)
+            return .answered(status: Int(response.status.code))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return .unreachable("timed out after \(outgoing.timeout) s")
+        } catch {
+            return .unreachable("\(error)")
+        }
+    }
+}
