@@ -46,6 +46,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The private relay's SMTP listener and its upstream forwarding.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Helpers for Swift test suites that start the server in-process.

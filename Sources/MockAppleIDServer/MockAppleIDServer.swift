@@ -44,7 +44,9 @@ public struct MockAppleIDServer: Service {
 
     /// A Hummingbird application listening as configured (Apple's endpoints and the admin API only;
     /// ``run()`` adds the clock driver, the request log and the notification sender).
-    public func makeApplication() -> some ApplicationProtocol {
+    public func makeApplication() -> some ApplicationProtocol { makeApplication(smtpPort: nil) }
+
+    private func makeApplication(smtpPort: Int?) -> some ApplicationProtocol {
         let host = configuration.host
         let publicBaseURL = configuration.publicBaseURL
         let onRunning = self.onRunning
@@ -53,15 +55,22 @@ public struct MockAppleIDServer: Service {
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                await onRunning(RunningServer(host: host, port: port, publicBaseURL: publicBaseURL))
+                await onRunning(RunningServer(host: host, port: port, publicBaseURL: publicBaseURL, smtpPort: smtpPort))
             },
             logger: logger)
     }
 
-    /// Serves until graceful shutdown (or cancellation); the clock driver, the request log and the
-    /// notification sender run beside the listener and stop with it.
+    /// Serves until graceful shutdown (or cancellation); the clock driver, the request log, the
+    /// notification sender and, when configured, the relay's SMTP listener and upstream forwarding
+    /// run beside the HTTP listener and stop with it.
     public func run() async throws {
-        let application = makeApplication()
+        var smtp: SMTPListener?
+        if let port = configuration.smtpPort {
+            smtp = try await SMTPListener.bind(provider: provider, host: configuration.host, port: port,
+                                               idleTimeout: .seconds(Int64(configuration.smtpIdleTimeout)),
+                                               maxConnections: configuration.smtpMaxConnections, logger: logger)
+        }
+        let application = makeApplication(smtpPort: smtp?.port)
         let clock = provider.clock
         let events = provider.world.events
         let logger = self.logger
@@ -70,6 +79,12 @@ public struct MockAppleIDServer: Service {
             group.addTask { await ClockDriver(clock: clock).run() }
             group.addTask { await RequestLog(events: events, logger: logger).run() }
             group.addTask { [provider] in await NotificationSender(provider: provider, logger: logger).run() }
+            if let smtp { group.addTask { await smtp.run() } }
+            if let upstream = configuration.relayForward {
+                group.addTask { [provider] in
+                    await RelayForwarder(provider: provider, upstream: (upstream.host, upstream.port), logger: logger).run()
+                }
+            }
             try await group.next()
             group.cancelAll()
         }
@@ -89,6 +104,8 @@ public struct RunningServer: Sendable {
     /// The bound port (the chosen one when the configuration said 0).
     public let port: Int
     let publicBaseURL: String?
+    /// The relay's SMTP port, when it listens.
+    public let smtpPort: Int?
 
     /// `http://host:port`, or the configured public base URL.
     public var baseURL: String {

@@ -13,11 +13,40 @@ public struct ServerConfiguration: Sendable {
     /// Largest request body accepted; larger ones get Apple's `invalid_request`.
     public var maxBodySize: Int = 64 * 1024
     public var logLevel: Logger.Level = .info
+    /// Port of the private relay's SMTP listener (on ``host``); nil runs none, 0 picks a free one
+    /// (see ``RunningServer/smtpPort``).
+    public var smtpPort: Int?
+    /// An SMTP server every message the relay takes is forwarded to, addressed to the persona's own address.
+    public var relayForward: RelayUpstream?
+    /// Seconds an SMTP connection may stay silent before the relay closes it.
+    public var smtpIdleTimeout: Int = 300
+    /// SMTP connections served at once; more are told `421` and closed.
+    public var smtpMaxConnections: Int = 64
 
     public init(host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, logLevel: Logger.Level = .info) {
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.logLevel = logLevel
+    }
+}
+
+/// An upstream SMTP server, `host:port`.
+public struct RelayUpstream: Sendable, Equatable {
+    public let host: String
+    public let port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `HOST:PORT` (`[::1]:25` for IPv6); nil when it is not that.
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
+        self.init(host: host, port: port)
     }
 }

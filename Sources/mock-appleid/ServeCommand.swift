@@ -17,12 +17,19 @@ struct ServeCommand: AsyncParsableCommand {
     var publicBaseURL: String?
     @Option(help: "Headless mode: approve every authorization as PERSONA, optionally PERSONA:share or PERSONA:hide.")
     var autoApprove: String?
+    @Option(help: "Port of the private relay's SMTP listener (on --host); 0 picks a free port and prints it. Without it, no SMTP.")
+    var smtpPort: Int?
+    @Option(help: "HOST:PORT of an SMTP server (a mail catcher) every message the relay takes is forwarded to, to the persona's own address.")
+    var relayForward: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port must be 0...65535") }
+        let upstream = try relayForward.map { try RelayUpstream($0).orThrow(ValidationError("--relay-forward must be HOST:PORT")) }
+        if upstream != nil, smtpPort == nil { throw ValidationError("--relay-forward needs --smtp-port: it forwards what the relay's SMTP listener takes") }
         let loaded = try scenario.load()
         let provider: AppleIDProvider
         do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
@@ -38,10 +45,12 @@ struct ServeCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
+        var configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
+        configuration.smtpPort = smtpPort
+        configuration.relayForward = upstream
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
-            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source).text
+            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
         try await server.makeServiceGroup(handlesSignals: true).run()

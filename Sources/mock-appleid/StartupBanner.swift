@@ -8,6 +8,7 @@ struct StartupBanner {
     let provider: AppleIDProvider
     let running: RunningServer
     let scenarioSource: String
+    let relayForward: String?
 
     var text: String {
         do {
@@ -18,6 +19,12 @@ struct StartupBanner {
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
                 "  admin API:   \(base)/__admin/health",
+            ]
+            if let smtpPort = running.smtpPort {
+                lines.append("  SMTP relay:  \(running.host):\(smtpPort) (mail to relay addresses; inboxes at \(base)/__admin/relay/inbox)")
+                if let relayForward { lines.append("  forwarding:  every relayed message to \(relayForward)") }
+            }
+            lines += [
                 "",
                 "Apps:",
             ]

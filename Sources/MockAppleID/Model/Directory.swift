@@ -22,6 +22,11 @@ public struct Directory: Sendable {
         groups[groupID]?.notificationURL = url
     }
 
+    /// Replaces the email sources of team `teamID`.
+    mutating func setEmailSources(_ sources: [String], team teamID: String) {
+        teams[teamID]?.emailSources = sources
+    }
+
     /// The team owning `client`.
     public func team(of client: Client) -> Team? { teams[client.teamID] }
 

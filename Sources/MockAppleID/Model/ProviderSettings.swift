@@ -22,6 +22,8 @@ public struct ProviderSettings: Sendable, Equatable {
     public var claims = ClaimOptions()
     /// How server-to-server notifications are shaped and retried.
     public var notifications = NotificationOptions()
+    /// How the private email relay takes mail.
+    public var relay = RelayOptions()
 
     public init() {}
 }

@@ -8,10 +8,41 @@ public struct Team: Sendable, Codable {
     public let id: String
     /// Developer keys by Key ID.
     public let developerKeys: [String: DeveloperKey]
+    /// The domains and addresses registered as email sources: the private relay takes mail only from them.
+    public internal(set) var emailSources: [String]
 
-    public init(id: String, developerKeys: [DeveloperKey]) {
+    public init(id: String, developerKeys: [DeveloperKey], emailSources: [String] = []) {
         self.id = id
         self.developerKeys = Dictionary(developerKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
+        self.emailSources = emailSources
+    }
+
+    /// Whether `sender` is a registered source: the address itself, or its domain (exactly; a
+    /// subdomain is registered on its own, as Apple's).
+    public func acceptsMail(from sender: String) -> Bool {
+        let sender = sender.lowercased()
+        guard let at = sender.lastIndex(of: "@") else { return false }
+        let domain = sender[sender.index(after: at)...]
+        return emailSources.contains { source in source.contains("@") ? source == sender : source == domain }
+    }
+
+    /// The most email sources a team registers (Apple's limit for organizations).
+    public static let emailSourceLimit = 100
+
+    /// Lower-cased, de-duplicated sources; each a domain (`mail.example.com`) or an address.
+    static func checkEmailSources(_ sources: [String]) throws(EmailSourceError) -> [String] {
+        guard sources.count <= emailSourceLimit else { throw .invalid("at most \(emailSourceLimit) email sources") }
+        var cleaned: [String] = []
+        for source in sources {
+            let value = source.lowercased()
+            let domain = value.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+            guard value.utf8.count <= 254, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."),
+                  value.filter({ $0 == "@" }).count <= 1, !value.hasPrefix("@"),
+                  value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "<" && $0 != ">" })
+            else { throw .invalid("\"\(source.prefix(80))\" is not a domain or an email address") }
+            if !cleaned.contains(value) { cleaned.append(value) }
+        }
+        return cleaned
     }
 
     /// A key of this team whose private half is known, for minting client secrets (timelines, the CLI).

@@ -19,8 +19,11 @@ public enum AppleIdentifiers {
         let digest = Array(SHA256.hash(data: Data("relay|\(teamID)|\(personaID)".utf8)))
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         let local = String(digest.prefix(10).map { alphabet[Int($0) % alphabet.count] })
-        return "\(local)@privaterelay.appleid.com"
+        return "\(local)@\(relayDomain)"
     }
+
+    /// The domain of private relay addresses.
+    public static let relayDomain = "privaterelay.appleid.com"
 
     /// A JWT id as Apple's notifications carry it: 16 random bytes, base64url (22 characters).
     public static func jwtID() -> String {

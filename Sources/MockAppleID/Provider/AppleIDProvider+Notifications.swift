@@ -92,7 +92,7 @@ extension AppleIDProvider {
         }
     }
 
-    private func group(of app: String) throws(NotificationError) -> String {
+    func group(of app: String) throws(NotificationError) -> String {
         let directory = self.directory
         if let client = directory.client(app) { return client.groupID }
         guard directory.groups[app] != nil else { throw .unknownApp(app) }

@@ -36,6 +36,8 @@ extension BuiltInScenario {
     
     teams:
       - id: MOCKTEAM01
+        # The private relay takes mail for this team's relay addresses only from these senders.
+        emailSources: [example.com]
         keys:
           - kid: MOCKKEY001
             file: ../Keys/AuthKey_MOCKKEY001.p8
@@ -57,6 +59,7 @@ extension BuiltInScenario {
                   - https://staging.example.com/auth/apple/callback
                   - http://localhost:3000/auth/apple/callback
       - id: OTHERTEAM1
+        emailSources: [other.example.org]
         keys:
           - kid: OTHERKEY01
             file: ../Keys/AuthKey_OTHERKEY01.p8

@@ -64,6 +64,7 @@ private struct ScenarioReader {
         if let node = top.optional("settings") { try readSettings(node, into: &settings) }
         if let node = top.optional("claims") { try readClaims(node, into: &settings.claims) }
         if let node = top.optional("notifications") { try readNotifications(node, into: &settings.notifications) }
+        if let node = top.optional("relay") { try readRelay(node, into: &settings.relay) }
         var signingKeys: [SigningKey], activeKID: String, teams: [Team], groups: [AppGroup], personas: [Persona]
         if let base, top.optional("signingKeys") == nil {
             (signingKeys, activeKID) = (base.signingKeys, base.activeSigningKeyID)
@@ -166,6 +167,16 @@ private struct ScenarioReader {
         }
     }
 
+    private func readRelay(_ node: YAMLCursor, into options: inout RelayOptions) throws(ScenarioError) {
+        let map = try node.mapping(allowed: ScenarioSchema.keys("relay"))
+        if let value = map.optional("dailyLimit") { options.dailyLimit = try value.integer(in: 0...1_000_000) }
+        if let value = map.optional("senderRejection") {
+            options.senderRejection = try value.oneOf(RelayOptions.SenderRejection.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("maxMessageSize") { options.maxMessageSize = try value.integer(in: 1024...RelayOptions.largestMessageSize) }
+        if let value = map.optional("inboxCapacity") { options.inboxCapacity = try value.integer(in: 1...RelayOptions.largestInboxCapacity) }
+    }
+
     private func seconds(_ node: YAMLCursor, allowZero: Bool) throws(ScenarioError) -> TimeInterval {
         let value = try TimelineReader.duration(node, allowNegative: false)
         guard value > 0 || (allowZero && value == 0) else {
@@ -221,7 +232,12 @@ private struct ScenarioReader {
                 }
                 keys.append(key)
             }
-            teams.append(Team(id: teamID, developerKeys: keys))
+            var sources: [String] = []
+            if let sourcesNode = map.optional("emailSources") {
+                let listed = try sourcesNode.stringList()
+                do { sources = try Team.checkEmailSources(listed) } catch { throw sourcesNode.error(error.description) }
+            }
+            teams.append(Team(id: teamID, developerKeys: keys, emailSources: sources))
             for appItem in try map.required("apps").sequence() {
                 let group = try readAppGroup(appItem, teamID: teamID, settings: settings)
                 for client in group.clients {

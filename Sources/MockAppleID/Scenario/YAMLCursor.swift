@@ -52,6 +52,14 @@ struct YAMLCursor {
         return value
     }
 
+    /// A whole number within `range`.
+    func integer(in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
+        guard node.scalar != nil, let value = node.int, range.contains(value) else {
+            throw error("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
     func stringList() throws(ScenarioError) -> [String] {
         var values: [String] = []
         for item in try sequence() { values.append(try item.nonEmptyString()) }

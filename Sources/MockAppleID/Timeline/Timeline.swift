@@ -62,6 +62,10 @@ public enum TimelineAction: Sendable {
     case notify(NotificationType, persona: String, app: String)
     /// Registers (or with nil removes) the notification URL of the app group of `app`.
     case setNotificationURL(app: String, url: String?)
+    /// Sends a message to the private relay, as an SMTP client would.
+    case sendMail(MailStep)
+    /// Replaces a team's registered email sources.
+    case setEmailSources(team: String, sources: [String])
 
     /// Words for the step in reports.
     public var summary: String {
@@ -84,6 +88,8 @@ public enum TimelineAction: Sendable {
         case let .notify(type, persona, app): return "send \(type.rawValue) about \(persona) to \(app)"
         case let .setNotificationURL(app, url?): return "notification URL of \(app): \(url)"
         case let .setNotificationURL(app, nil): return "remove the notification URL of \(app)"
+        case let .sendMail(mail): return "mail from \(mail.from) to \(mail.recipient.label)"
+        case let .setEmailSources(team, sources): return "email sources of \(team): \(sources.joined(separator: ", "))"
         }
     }
 }
@@ -100,6 +106,29 @@ public struct WebSignInStep: Sendable {
     /// `code id_token` (true) or `code` (false).
     public var idTokenInResponse: Bool
     public var exchange: Bool
+}
+
+/// A message a timeline sends to the relay.
+public struct MailStep: Sendable {
+    /// Where it goes: an address, or the relay address a persona has under an app's team.
+    public enum Recipient: Sendable {
+        case address(String)
+        case relayAddress(persona: String, app: String)
+
+        var label: String {
+            switch self {
+            case let .address(address): return address
+            case let .relayAddress(persona, app): return "\(persona)'s relay address for \(app)"
+            }
+        }
+    }
+
+    /// The envelope sender, also the `From:` header unless `headerFrom` is given.
+    public var from: String
+    public var recipient: Recipient
+    public var headerFrom: String?
+    public var subject: String
+    public var body: String
 }
 
 /// A token-endpoint step: which client calls, with which code and redirect URI and client secret.
@@ -151,6 +180,9 @@ public struct TimelineExpectation: Sendable {
     public var verifies: Bool?
     /// The notifications the step must queue, in order (`[]`: none).
     public var notifications: [NotificationType]?
+    /// How the relay must answer a `sendMail` step: the start of its SMTP reply (`550 5.1.1`).
+    /// Unset, the message must be accepted (`250`).
+    public var smtpReply: String?
 
     public init() {}
 }

@@ -29,6 +29,8 @@ struct TimelineReader {
         ("advanceClock", ["seconds"]),
         ("notify", ["type", "persona", "app"]),
         ("setNotificationURL", ["app", "url"]),
+        ("sendMail", ["from", "to", "persona", "app", "headerFrom", "subject", "body"]),
+        ("setEmailSources", ["team", "sources"]),
     ]
 
     func read(_ node: YAMLCursor) throws(ScenarioError) -> Timeline {
@@ -128,6 +130,21 @@ struct TimelineReader {
         case "setNotificationURL":
             let url = try map.required("url")
             return .setNotificationURL(app: try map.required("app").nonEmptyString(), url: url.isNull() ? nil : try url.nonEmptyString())
+        case "sendMail":
+            let recipient: MailStep.Recipient
+            switch (map.optional("to"), map.optional("persona")) {
+            case let (to?, nil): recipient = .address(try to.nonEmptyString())
+            case let (nil, persona?):
+                recipient = .relayAddress(persona: try persona.nonEmptyString(),
+                                          app: try map.optional("app")?.nonEmptyString() ?? directory.clients.first?.id ?? "")
+            default: throw map.cursor.error("give to: an address, or persona: (and app:) for the persona's relay address")
+            }
+            return .sendMail(MailStep(from: try map.required("from").string(), recipient: recipient,
+                                      headerFrom: try map.optional("headerFrom")?.nonEmptyString(),
+                                      subject: try map.optional("subject")?.string() ?? "Hello",
+                                      body: try map.optional("body")?.string() ?? "A message from the timeline."))
+        case "setEmailSources":
+            return .setEmailSources(team: try map.required("team").nonEmptyString(), sources: try map.required("sources").stringList())
         default:
             return .advanceClock(try Self.duration(try map.required("seconds"), allowNegative: true))
         }
@@ -171,6 +188,7 @@ struct TimelineReader {
         expect.user = try map.optional("user")?.oneOf([("present", true), ("absent", false)])
         expect.signedBy = try map.optional("signedBy")?.nonEmptyString()
         expect.verifies = try map.optional("verifies")?.bool()
+        expect.smtpReply = try map.optional("smtpReply")?.nonEmptyString()
         if let list = map.optional("notifications") {
             expect.notifications = try list.sequence().map { (item: YAMLCursor) throws(ScenarioError) in try notificationType(item) }
         }

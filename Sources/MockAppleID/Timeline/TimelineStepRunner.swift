@@ -10,6 +10,8 @@ struct TimelineStepRunner {
     struct Observation {
         var idToken: String?
         var user: Bool?
+        /// The relay's SMTP reply to a `sendMail` step.
+        var smtpReply: String?
     }
 
     static let origin = RequestOrigin(channel: .timeline)
@@ -100,6 +102,11 @@ struct TimelineStepRunner {
             do throws(NotificationError) { try provider.setNotificationURL(url, app: app) } catch {
                 throw AppleError(.invalidRequest, reason: error.description)
             }
+        case let .sendMail(mail): return Observation(smtpReply: try sendMail(mail))
+        case let .setEmailSources(team, sources):
+            do throws(EmailSourceError) { try provider.setEmailSources(sources, team: team) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
         }
         return Observation()
     }
@@ -180,6 +187,22 @@ struct TimelineStepRunner {
         }
     }
 
+    /// What the SMTP listener does with the message: the `RCPT TO` check, then delivery after `DATA`.
+    private func sendMail(_ mail: MailStep) throws(AppleError) -> String {
+        let address: String
+        switch mail.recipient {
+        case let .address(value): address = value
+        case let .relayAddress(persona, app):
+            do throws(NotificationError) { address = try provider.relayAddress(personaID: persona, app: app) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
+        }
+        if case let .failure(rejection) = provider.checkRelayRecipient(address, sender: mail.from) { return rejection.reply }
+        let data = "From: \(mail.headerFrom ?? mail.from)\r\nTo: \(address)\r\nSubject: \(mail.subject)\r\n\r\n\(mail.body)\r\n"
+        let outcome = provider.deliverRelayMail(RelaySubmission(envelopeFrom: mail.from, recipients: [address], data: data))
+        return outcome.delivered.first.map { "250 2.0.0 OK: queued as \($0.id)" } ?? outcome.refused.first?.reply ?? "554 5.5.1 No valid recipients"
+    }
+
     private func admin(_ body: () throws(PersonaError) -> Void) throws(AppleError) {
         do { try body() } catch { throw AppleError(.invalidRequest, reason: error.description) }
     }
@@ -203,6 +226,12 @@ struct TimelineStepRunner {
             return ["expected \(expected.rawValue), but the step succeeded"]
         case let (.success(value), nil):
             observation = value
+        }
+        if let reply = observation.smtpReply {
+            notes.append("relay answered \(reply)")
+            if !reply.hasPrefix(expect.smtpReply ?? "250") { failures.append("expected the relay to answer \(expect.smtpReply ?? "250"), it answered \(reply)") }
+        } else if let expected = expect.smtpReply {
+            failures.append("expected an SMTP reply \(expected), but the step sends no mail")
         }
         if let user = expect.user, observation.user != user {
             failures.append("expected user \(user ? "present" : "absent"), it was \(observation.user == true ? "present" : "absent")")

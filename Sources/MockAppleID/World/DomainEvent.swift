@@ -50,6 +50,16 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case notificationsRetried(count: Int)
     /// The outbox was full of undelivered notifications and dropped the oldest.
     case notificationDropped(id: String)
+    /// A team's registered email sources were replaced.
+    case emailSourcesChanged(teamID: String, sources: [String])
+    /// The relay accepted a message for a persona's relay address (`id`: the message's).
+    case relayMailDelivered(id: String, personaID: String, address: String, sender: String)
+    /// The relay refused a recipient (an SMTP `550`).
+    case relayMailRefused(address: String, sender: String, reason: String)
+    /// A delivered message was forwarded upstream (or forwarding failed: `outcome` says).
+    case relayMailForwarded(id: String, outcome: String)
+    /// Every relay inbox was emptied.
+    case relayInboxesCleared(count: Int)
     /// A timeline step ran (`index` from 0).
     case timelineStep(index: Int, summary: String, passed: Bool)
     /// Everything went back to the scenario's start.
@@ -107,6 +117,12 @@ extension DomainEvent: CustomStringConvertible {
         case let .notificationAttemptDue(id): return "notification \(id) due for another attempt"
         case let .notificationsRetried(count): return "\(count) undelivered notification(s) due again now"
         case let .notificationDropped(id): return "notification \(id) dropped: the outbox is full"
+        case let .emailSourcesChanged(team, sources):
+            return "email sources of team \(team): \(sources.isEmpty ? "none" : sources.joined(separator: ", "))"
+        case let .relayMailDelivered(id, persona, address, sender): return "relay took message \(id) from \(sender.isEmpty ? "<>" : sender) for \(address) (persona \(persona))"
+        case let .relayMailRefused(_, _, reason): return "relay refused mail: \(reason)"
+        case let .relayMailForwarded(id, outcome): return "message \(id) forwarded upstream: \(outcome)"
+        case let .relayInboxesCleared(count): return "\(count) relay message(s) cleared"
         case let .timelineStep(index, summary, passed): return "timeline step \(index + 1) \(passed ? "passed" : "FAILED"): \(summary)"
         case .worldReset: return "reset to the scenario's start"
         case let .request(record): return "\(record.method) \(record.endpoint) → \(record.status)"

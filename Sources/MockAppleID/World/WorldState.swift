@@ -20,6 +20,8 @@ public struct WorldState: Sendable, Codable {
     var faults = FaultQueue()
     /// Server-to-server notifications, pending and sent.
     var outbox = NotificationOutbox()
+    /// Mail the private relay accepted.
+    var relay = RelayInbox()
     /// When codes and access tokens held reach this many, expired ones are dropped.
     var purgeThreshold = WorldState.minimumPurgeThreshold
     static let minimumPurgeThreshold = 10_000
@@ -47,6 +49,9 @@ public struct WorldState: Sendable, Codable {
 
     /// Every notification delivery kept, oldest first, with its attempts.
     public var notificationDeliveries: [NotificationDelivery] { outbox.deliveries }
+
+    /// Every message the relay accepted and still keeps, oldest first.
+    public var relayMessages: [RelayMessage] { relay.messages }
 
     /// How many codes and access tokens are held.
     var heldCounts: (codes: Int, accessTokens: Int) { (codes.count, accessGrants.count) }

@@ -31,6 +31,7 @@ struct AdminRoutes: Sendable {
         registerNativeSignIn(on: admin)
         registerTimeline(on: admin)
         registerNotifications(on: admin)
+        registerRelay(on: admin)
     }
 
     /// `?after=N`: a sequence number (0 when absent).

@@ -1,0 +1,79 @@
+import Foundation
+
+/// What the relay did with a submitted message.
+public struct RelayOutcome: Sendable, Equatable {
+    /// One message per recipient it took.
+    public let delivered: [RelayMessage]
+    /// The recipients it refused, with Apple's replies.
+    public let refused: [RelayRejection]
+}
+
+/// The private email relay: which addresses take mail from whom, delivering into persona inboxes,
+/// the teams' registered email sources. The SMTP listener, timelines and Swift suites all come here.
+extension AppleIDProvider {
+    /// Whether the relay takes mail from `sender` for `address` now: the check at `RCPT TO`.
+    /// A refusal is logged (it is a `550` the sender sees).
+    public func checkRelayRecipient(_ address: String, sender: String) -> Result<RelayRecipient, RelayRejection> {
+        let now = clock.now
+        return world.transition(at: now) { state, events in
+            let verdict = state.checkRelay(sender: sender, address: address, now: now, options: settings.relay)
+            if case let .failure(rejection) = verdict {
+                events.append(.relayMailRefused(address: address.lowercased(), sender: sender, reason: rejection.reason))
+            }
+            return verdict
+        }
+    }
+
+    /// Delivers a message to each recipient the relay takes it for, into the persona's inbox.
+    @discardableResult
+    public func deliverRelayMail(_ submission: RelaySubmission) -> RelayOutcome {
+        let now = clock.now
+        let ids = submission.recipients.map { _ in AppleIdentifiers.jwtID() }
+        let (delivered, refused) = world.transition(at: now) { state, events in
+            state.deliver(submission, ids: ids, now: now, options: settings.relay, events: &events)
+        }
+        return RelayOutcome(delivered: delivered, refused: refused)
+    }
+
+    /// The messages kept, oldest first; only a persona's, or only one relay address's, when given.
+    public func relayMessages(personaID: String? = nil, address: String? = nil) -> [RelayMessage] {
+        let address = address?.lowercased()
+        return world.read { $0.relayMessages }.filter {
+            (personaID == nil || $0.personaID == personaID) && (address == nil || $0.relayAddress == address)
+        }
+    }
+
+    /// The persona's relay address for the team of `app` (a client id or primary App ID), whether or
+    /// not it is in use yet.
+    public func relayAddress(personaID: String, app: String) throws(NotificationError) -> String {
+        let groupID = try group(of: app)
+        let address = world.read { state -> String? in
+            guard state.persona(personaID) != nil else { return nil }
+            return state.relayAddress(personaID: personaID, teamID: state.directory.groups[groupID]?.teamID ?? "")
+        }
+        guard let address else { throw .unknownPersona(personaID) }
+        return address
+    }
+
+    /// Replaces the team's registered email sources (domains and addresses).
+    public func setEmailSources(_ sources: [String], team teamID: String) throws(EmailSourceError) {
+        try world.transition(at: clock.now) { (state, events) throws(EmailSourceError) in
+            try state.setEmailSources(sources, teamID: teamID, events: &events)
+        }
+    }
+
+    /// Records how forwarding message `id` to the upstream server went.
+    public func recordRelayForwarding(_ id: String, outcome: String) {
+        world.transition(at: clock.now) { state, events in state.recordForwarding(id, outcome: outcome, events: &events) }
+    }
+
+    /// Empties every relay inbox.
+    public func clearRelayInboxes() {
+        world.transition(at: clock.now) { state, events in state.clearRelayInboxes(events: &events) }
+    }
+}
+
+extension AppleIDProvider {
+    /// Every relay address in use, by address.
+    public func relayAddresses() -> [RelayAddress] { world.read { $0.relayAddressesInUse } }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The messages the relay accepted, across every persona, oldest first, and the recent deliveries
+/// per address that the daily limit counts: part of the world's state.
+struct RelayInbox: Sendable, Codable {
+    private(set) var messages: [RelayMessage] = []
+    /// Delivery times per relay address within the last 24 hours.
+    private var recent: [String: [Date]] = [:]
+
+    static let day: TimeInterval = 86_400
+
+    /// How many messages `address` took in the 24 hours before `now`.
+    mutating func deliveries(to address: String, since now: Date) -> Int {
+        let kept = (recent[address] ?? []).filter { now.timeIntervalSince($0) < Self.day }
+        recent[address] = kept.isEmpty ? nil : kept
+        return kept.count
+    }
+
+    /// Keeps `message`, dropping the oldest beyond `capacity`.
+    mutating func add(_ message: RelayMessage, capacity: Int) {
+        messages.append(message)
+        recent[message.relayAddress, default: []].append(message.receivedAt)
+        if messages.count > capacity { messages.removeFirst(messages.count - capacity) }
+    }
+
+    /// Records how forwarding a message went; false when the message is gone.
+    mutating func markForwarded(_ id: String, outcome: String) -> Bool {
+        guard let index = messages.firstIndex(where: { $0.id == id }) else { return false }
+        messages[index].forwarded = outcome
+        return true
+    }
+
+    /// Empties every inbox (the daily counts stay: the mail was still sent).
+    mutating func clear() -> Int {
+        defer { messages.removeAll() }
+        return messages.count
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A message the relay accepted for a persona's relay address, as their inbox shows it.
+public struct RelayMessage: Sendable, Equatable, Codable {
+    /// The relay's own id for the message.
+    public let id: String
+    public let receivedAt: Date
+    /// The SMTP envelope sender (`MAIL FROM`).
+    public let envelopeFrom: String
+    /// The relay address it was sent to.
+    public let relayAddress: String
+    public let personaID: String
+    public let teamID: String
+    /// Where Apple would forward it: the persona's own address.
+    public let forwardTo: String?
+    /// The header fields in order, unfolded.
+    public let headers: [MailHeader]
+    public let subject: String?
+    /// The `From:` header.
+    public let from: String?
+    /// Everything after the header block, as sent (transfer-encoded parts are not decoded).
+    public let body: String
+    /// Size of the message as received, in bytes.
+    public let size: Int
+    /// How forwarding to the upstream server went, once tried (nil: not forwarded).
+    public internal(set) var forwarded: String?
+}
+
+/// One header field.
+public struct MailHeader: Sendable, Equatable, Codable {
+    public let name: String
+    public let value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An SMTP envelope and message handed to the relay (by the SMTP listener, a timeline or the Swift API).
+public struct RelaySubmission: Sendable {
+    /// `MAIL FROM` (empty for a null sender).
+    public var envelopeFrom: String
+    /// `RCPT TO` addresses the listener accepted.
+    public var recipients: [String]
+    /// The message text: header block, blank line, body (CRLF or LF line ends).
+    public var data: String
+
+    public init(envelopeFrom: String, recipients: [String], data: String) {
+        self.envelopeFrom = envelopeFrom
+        self.recipients = recipients
+        self.data = data
+    }
+}
+
+/// Why the relay refused a recipient: each is an SMTP reply as Apple's relay gives it.
+public enum RelayRejection: Error, Sendable, Equatable {
+    /// No persona has this relay address (or the account was deleted, or every consent using it ended).
+    case unknownAddress(String)
+    /// The persona turned forwarding off.
+    case forwardingDisabled(String)
+    /// The sender is not one of the team's registered email sources.
+    case unauthorizedSender(address: String, sender: String, wording: RelayOptions.SenderRejection)
+    /// The address took its daily number of messages already.
+    case dailyLimit(address: String, limit: Int)
+
+    /// The SMTP reply line.
+    public var reply: String {
+        switch self {
+        case let .unknownAddress(address), let .forwardingDisabled(address): return "550 5.1.1 <\(address)>: user not found"
+        case let .unauthorizedSender(address, _, wording): return "550 5.1.1 <\(address)>: \(wording.rawValue)"
+        case let .dailyLimit(address, limit): return "550 5.7.1 <\(address)>: daily limit of \(limit) messages reached"
+        }
+    }
+
+    /// Why, in words, for the journal.
+    public var reason: String {
+        switch self {
+        case let .unknownAddress(address): return "\(address) is not a relay address of any persona"
+        case let .forwardingDisabled(address): return "forwarding is off for \(address)"
+        case let .unauthorizedSender(address, sender, _):
+            return "sender \(sender.isEmpty ? "<>" : sender) is not an email source registered for the team of \(address)"
+        case let .dailyLimit(address, limit): return "\(address) took \(limit) messages in the last 24 hours"
+        }
+    }
+}

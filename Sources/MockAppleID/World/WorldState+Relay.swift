@@ -1,0 +1,132 @@
+import Foundation
+
+/// A relay address resolved to the persona and team behind it.
+public struct RelayRecipient: Sendable, Equatable {
+    public let address: String
+    public let personaID: String
+    public let teamID: String
+}
+
+/// Why an email-source registration was refused.
+public enum EmailSourceError: Error, Equatable, CustomStringConvertible {
+    case unknownTeam(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case let .unknownTeam(id): return "no team has Team ID \(id)"
+        case let .invalid(message): return message
+        }
+    }
+}
+
+extension WorldState {
+    /// The persona and team behind a relay address: an address exists while the persona has a
+    /// consent that hides their email with an app group of that team.
+    func relayRecipient(_ address: String) -> RelayRecipient? {
+        let wanted = address.lowercased()
+        guard wanted.hasSuffix("@" + AppleIdentifiers.relayDomain) else { return nil }
+        for consent in consents.values where consent.emailChoice == .hide && consent.scopes.contains(.email) {
+            guard !deletedAccounts.contains(consent.personaID), let teamID = directory.groups[consent.groupID]?.teamID else { continue }
+            if relayAddress(personaID: consent.personaID, teamID: teamID) == wanted {
+                return RelayRecipient(address: wanted, personaID: consent.personaID, teamID: teamID)
+            }
+        }
+        return nil
+    }
+
+    /// The persona's relay address under `teamID`.
+    public func relayAddress(personaID: String, teamID: String) -> String {
+        AppleIdentifiers.relayEmail(teamID: teamID, personaID: accountKey(personaID))
+    }
+
+    /// Whether the relay takes mail from `sender` for `address` now (the check made at `RCPT TO`).
+    mutating func checkRelay(sender: String, address: String, now: Date, options: RelayOptions) -> Result<RelayRecipient, RelayRejection> {
+        guard let recipient = relayRecipient(address), let persona = persona(recipient.personaID) else {
+            return .failure(.unknownAddress(address.lowercased()))
+        }
+        guard persona.relayForwarding else { return .failure(.forwardingDisabled(recipient.address)) }
+        guard directory.teams[recipient.teamID]?.acceptsMail(from: sender) == true else {
+            return .failure(.unauthorizedSender(address: recipient.address, sender: sender, wording: options.senderRejection))
+        }
+        if options.dailyLimit > 0, relay.deliveries(to: recipient.address, since: now) >= options.dailyLimit {
+            return .failure(.dailyLimit(address: recipient.address, limit: options.dailyLimit))
+        }
+        return .success(recipient)
+    }
+
+    /// Delivers a message to each recipient the relay takes it for (checked again, the world may have
+    /// changed since `RCPT TO`); the `From:` header must be a registered source too. Returns the
+    /// delivered messages and the refused recipients.
+    mutating func deliver(_ submission: RelaySubmission, ids: [String], now: Date, options: RelayOptions,
+                          events: inout [DomainEvent]) -> (delivered: [RelayMessage], refused: [RelayRejection]) {
+        let (headers, body) = MailText.split(submission.data)
+        let fromHeader = headers.first { $0.name.caseInsensitiveCompare("From") == .orderedSame }?.value
+        let subject = headers.first { $0.name.caseInsensitiveCompare("Subject") == .orderedSame }?.value
+        var delivered: [RelayMessage] = []
+        var refused: [RelayRejection] = []
+        for (address, id) in zip(submission.recipients, ids) {
+            var verdict = checkRelay(sender: submission.envelopeFrom, address: address, now: now, options: options)
+            if case let .success(recipient) = verdict, let fromHeader, !(directory.teams[recipient.teamID]?.acceptsMail(from: MailText.address(in: fromHeader)) ?? false) {
+                verdict = .failure(.unauthorizedSender(address: recipient.address, sender: MailText.address(in: fromHeader), wording: options.senderRejection))
+            }
+            switch verdict {
+            case let .failure(rejection):
+                refused.append(rejection)
+                events.append(.relayMailRefused(address: address.lowercased(), sender: submission.envelopeFrom, reason: rejection.reason))
+            case let .success(recipient):
+                let message = RelayMessage(
+                    id: id, receivedAt: now, envelopeFrom: submission.envelopeFrom, relayAddress: recipient.address,
+                    personaID: recipient.personaID, teamID: recipient.teamID, forwardTo: persona(recipient.personaID)?.email,
+                    headers: headers, subject: subject, from: fromHeader, body: body, size: submission.data.utf8.count)
+                relay.add(message, capacity: options.inboxCapacity)
+                delivered.append(message)
+                events.append(.relayMailDelivered(id: id, personaID: recipient.personaID, address: recipient.address, sender: submission.envelopeFrom))
+            }
+        }
+        return (delivered, refused)
+    }
+
+    /// Replaces a team's registered email sources (addresses and domains).
+    mutating func setEmailSources(_ sources: [String], teamID: String, events: inout [DomainEvent]) throws(EmailSourceError) {
+        guard directory.teams[teamID] != nil else { throw .unknownTeam(teamID) }
+        let cleaned = try Team.checkEmailSources(sources)
+        directory.setEmailSources(cleaned, team: teamID)
+        events.append(.emailSourcesChanged(teamID: teamID, sources: cleaned))
+    }
+
+    /// Records how forwarding a delivered message upstream went.
+    mutating func recordForwarding(_ id: String, outcome: String, events: inout [DomainEvent]) {
+        guard relay.markForwarded(id, outcome: outcome) else { return }
+        events.append(.relayMailForwarded(id: id, outcome: outcome))
+    }
+
+    /// Empties every relay inbox.
+    mutating func clearRelayInboxes(events: inout [DomainEvent]) {
+        events.append(.relayInboxesCleared(count: relay.clear()))
+    }
+}
+
+extension WorldState {
+    /// Every relay address in use (a persona hides their email from an app group of the team), by address.
+    public var relayAddressesInUse: [RelayAddress] {
+        var seen = Set<String>()
+        return consents.values.filter { $0.emailChoice == .hide && $0.scopes.contains(.email) && !deletedAccounts.contains($0.personaID) }
+            .compactMap { consent -> RelayAddress? in
+                guard let teamID = directory.groups[consent.groupID]?.teamID, let persona = persona(consent.personaID) else { return nil }
+                let address = relayAddress(personaID: consent.personaID, teamID: teamID)
+                guard seen.insert(address).inserted else { return nil }
+                return RelayAddress(address: address, personaID: consent.personaID, teamID: teamID, forwarding: persona.relayForwarding)
+            }
+            .sorted { $0.address < $1.address }
+    }
+}
+
+/// A relay address in use, for the admin API and the inbox page.
+public struct RelayAddress: Sendable, Equatable, Codable {
+    public let address: String
+    public let personaID: String
+    public let teamID: String
+    /// Whether mail to it is delivered (the persona's forwarding setting).
+    public let forwarding: Bool
+}

@@ -1,0 +1,182 @@
+import Foundation
+import MockAppleID
+
+/// What the relay answers to one SMTP conversation, independent of the socket: the state of the
+/// conversation (greeted, in a transaction, reading `DATA`) and the reply to each line. The
+/// listener feeds it lines and writes its replies.
+struct SMTPSession {
+    /// The limits of one conversation.
+    struct Limits: Sendable {
+        /// The largest message, advertised with `SIZE`.
+        var messageSize: Int
+        /// The longest command line (RFC 5321: 512 bytes with CRLF).
+        var commandLength = 512
+        var recipients = 100
+        /// Bad commands before the relay hangs up.
+        var errors = 20
+    }
+
+    /// The relay's answers to one line: reply lines to send, and whether to close afterwards.
+    struct Response: Equatable {
+        var lines: [String] = []
+        var close = false
+    }
+
+    private enum Phase {
+        case connected
+        case greeted
+        case mail(from: String)
+        case recipients(from: String, to: [String])
+        case data(from: String, to: [String])
+    }
+
+    static let hostName = "smtp1.privaterelay.appleid.com"
+
+    private let relay: AppleIDProvider
+    private let limits: Limits
+    private var phase = Phase.connected
+    private var message: [UInt8] = []
+    private var messageFailure: String?
+    private var errors = 0
+
+    init(relay: AppleIDProvider, limits: Limits) {
+        self.relay = relay
+        self.limits = limits
+    }
+
+    /// The banner sent on connect.
+    var greeting: String { "220 \(Self.hostName) ESMTP mock-appleid private relay" }
+
+    /// The reply to one line.
+    mutating func handle(_ line: SMTPLine) -> Response {
+        if case let .data(from, to) = phase { return readData(line, from: from, to: to) }
+        guard case let .text(text) = line, text.utf8.count <= limits.commandLength else { return failed("500 5.5.2 Line too long") }
+        let (verb, argument) = Self.split(text)
+        switch verb {
+        case "EHLO", "HELO":
+            guard !argument.isEmpty else { return failed("501 5.5.4 \(verb) needs a domain or address") }
+            phase = .greeted
+            guard verb == "EHLO" else { return Response(lines: ["250 \(Self.hostName)"]) }
+            return Response(lines: ["250-\(Self.hostName) greets \(argument.prefix(64))", "250-SIZE \(limits.messageSize)", "250-8BITMIME",
+                                    "250-PIPELINING", "250 ENHANCEDSTATUSCODES"])
+        case "MAIL": return mail(argument)
+        case "RCPT": return recipient(argument)
+        case "DATA":
+            guard argument.isEmpty else { return failed("501 5.5.4 DATA takes no arguments") }
+            guard case let .recipients(from, to) = phase else {
+                return failed(inTransaction ? "554 5.5.1 No valid recipients" : "503 5.5.1 MAIL FROM and RCPT TO first")
+            }
+            phase = .data(from: from, to: to)
+            message = []
+            messageFailure = nil
+            return Response(lines: ["354 End data with <CR><LF>.<CR><LF>"])
+        case "RSET":
+            if case .connected = phase {} else { phase = .greeted }
+            return Response(lines: ["250 2.0.0 OK"])
+        case "NOOP": return Response(lines: ["250 2.0.0 OK"])
+        case "QUIT": return Response(lines: ["221 2.0.0 Bye"], close: true)
+        case "VRFY": return Response(lines: ["252 2.5.2 Cannot verify the user, but will take mail for a relay address"])
+        case "": return failed("500 5.5.2 Empty command")
+        default: return failed("502 5.5.1 Command not implemented: \(verb.prefix(16))")
+        }
+    }
+
+    private var inTransaction: Bool {
+        switch phase {
+        case .mail, .recipients: return true
+        default: return false
+        }
+    }
+
+    private mutating func mail(_ argument: String) -> Response {
+        guard case .greeted = phase else {
+            return failed(inTransaction ? "503 5.5.1 Nested MAIL command" : "503 5.5.1 Send EHLO or HELO first")
+        }
+        guard let (path, parameters) = Self.path(argument, keyword: "FROM:") else { return failed("501 5.5.4 Syntax: MAIL FROM:<address>") }
+        for parameter in parameters {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+            switch pair.first?.uppercased() {
+            case "SIZE":
+                guard pair.count == 2, let size = Int(pair[1]), size >= 0 else { return failed("501 5.5.4 SIZE needs a number") }
+                if size > limits.messageSize { return failed("552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes") }
+            case "BODY":
+                guard pair.count == 2, ["7BIT", "8BITMIME"].contains(pair[1].uppercased()) else { return failed("501 5.5.4 BODY is 7BIT or 8BITMIME") }
+            default:
+                return failed("555 5.5.4 Unsupported parameter \(parameter.prefix(32))")
+            }
+        }
+        phase = .mail(from: path)
+        return Response(lines: ["250 2.1.0 OK"])
+    }
+
+    private mutating func recipient(_ argument: String) -> Response {
+        let (from, accepted): (String, [String])
+        switch phase {
+        case let .mail(sender): (from, accepted) = (sender, [])
+        case let .recipients(sender, to): (from, accepted) = (sender, to)
+        default: return failed("503 5.5.1 MAIL FROM first")
+        }
+        guard let (path, parameters) = Self.path(argument, keyword: "TO:"), !path.isEmpty, parameters.isEmpty else {
+            return failed("501 5.5.4 Syntax: RCPT TO:<address>")
+        }
+        guard accepted.count < limits.recipients else { return Response(lines: ["452 4.5.3 Too many recipients"]) }
+        switch relay.checkRelayRecipient(path, sender: from) {
+        case let .failure(rejection): return Response(lines: [rejection.reply])
+        case .success:
+            phase = .recipients(from: from, to: accepted + [path])
+            return Response(lines: ["250 2.1.5 OK"])
+        }
+    }
+
+    private mutating func readData(_ line: SMTPLine, from: String, to: [String]) -> Response {
+        guard case var .text(text) = line else {
+            messageFailure = messageFailure ?? "500 5.5.2 Line too long"
+            return Response()
+        }
+        if text == "." { return finishData(from: from, to: to) }
+        if text.hasPrefix(".") { text.removeFirst() }
+        guard messageFailure == nil else { return Response() }
+        if message.count + text.utf8.count + 2 > limits.messageSize {
+            messageFailure = "552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes"
+            message = []
+            return Response()
+        }
+        message += text.utf8
+        message += [13, 10]
+        return Response()
+    }
+
+    private mutating func finishData(from: String, to: [String]) -> Response {
+        phase = .greeted
+        defer { message = [] }
+        if let failure = messageFailure { return Response(lines: [failure]) }
+        let outcome = relay.deliverRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
+        if let first = outcome.delivered.first { return Response(lines: ["250 2.0.0 OK: queued as \(first.id)"]) }
+        return Response(lines: [outcome.refused.first?.reply ?? "554 5.5.1 No valid recipients"])
+    }
+
+    /// Counts a bad command; too many and the relay hangs up.
+    private mutating func failed(_ reply: String) -> Response {
+        errors += 1
+        guard errors < limits.errors else { return Response(lines: ["421 4.7.0 Too many errors, closing"], close: true) }
+        return Response(lines: [reply])
+    }
+
+    /// The verb (upper-cased) and the rest of a command line.
+    static func split(_ line: String) -> (String, String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard let space = trimmed.firstIndex(of: " ") else { return (trimmed.uppercased(), "") }
+        return (trimmed[..<space].uppercased(), trimmed[space...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `FROM:<a@b> PARAM=1` → (`a@b`, [`PARAM=1`]); nil when the keyword or the angle brackets are missing.
+    static func path(_ argument: String, keyword: String) -> (String, [String])? {
+        guard argument.uppercased().hasPrefix(keyword) else { return nil }
+        let rest = argument.dropFirst(keyword.count).trimmingCharacters(in: .whitespaces)
+        guard rest.hasPrefix("<"), let close = rest.firstIndex(of: ">") else { return nil }
+        let path = String(rest[rest.index(after: rest.startIndex)..<close])
+        guard !path.contains(where: { $0 == "<" || $0 == " " }) else { return nil }
+        let parameters = rest[rest.index(after: close)...].split(separator: " ").map(String.init)
+        return (path, parameters)
+    }
+}

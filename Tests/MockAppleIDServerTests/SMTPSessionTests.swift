@@ -1,0 +1,79 @@
+import Foundation
+import MockAppleID
+@testable import MockAppleIDServer
+import Testing
+
+/// The relay's SMTP conversation without a socket: replies to each line, transaction order, DATA
+/// with dot-unstuffing and the size limit (over a real socket: Tests/Conformance/test_relay.py).
+@Suite("SMTP session")
+struct SMTPSessionTests {
+    static func session(messageSize: Int = 1024) throws -> (SMTPSession, AppleIDProvider, String) {
+        let provider = try AppleIDProvider(scenario: try BuiltInScenario.load(), clock: .manual(at: Date(timeIntervalSince1970: 1_790_000_000)))
+        let params = FormParameters([("client_id", "com.example.web"), ("redirect_uri", "http://localhost:3000/auth/apple/callback"),
+                                     ("response_type", "code"), ("response_mode", "form_post"), ("scope", "name email"), ("state", "s")]
+            .map { FormParameters.Pair($0.0, $0.1) })
+        _ = try provider.completeAuthorization(params, decision: .approve(personaID: "john", emailChoice: .hide, name: nil))
+        let address = try provider.relayAddress(personaID: "john", app: "com.example.web")
+        return (SMTPSession(relay: provider, limits: SMTPSession.Limits(messageSize: messageSize)), provider, address)
+    }
+
+    static func replies(_ session: inout SMTPSession, _ lines: [String]) -> [String] {
+        lines.flatMap { session.handle(.text($0)).lines }
+    }
+
+    @Test("a whole transaction: EHLO advertises SIZE and 8BITMIME, the message arrives dot-unstuffed")
+    func transaction() throws {
+        var (session, provider, address) = try Self.session()
+        #expect(session.greeting.hasPrefix("220 smtp1.privaterelay.appleid.com"))
+        let replies = Self.replies(&session, [
+            "EHLO shop.example.com", "MAIL FROM:<news@example.com> SIZE=100 BODY=8BITMIME", "RCPT TO:<\(address)>", "DATA",
+            "From: news@example.com", "Subject: Dots", "", "..leading dot", "plain", ".",
+        ])
+        #expect(replies.prefix(5) == ["250-smtp1.privaterelay.appleid.com greets shop.example.com", "250-SIZE 1024", "250-8BITMIME",
+                                      "250-PIPELINING", "250 ENHANCEDSTATUSCODES"])
+        #expect(replies[5...7] == ["250 2.1.0 OK", "250 2.1.5 OK", "354 End data with <CR><LF>.<CR><LF>"])
+        let message = try #require(provider.relayMessages().first)
+        #expect(replies.last == "250 2.0.0 OK: queued as \(message.id)")
+        #expect(message.body == ".leading dot\nplain\n" && message.subject == "Dots")
+        #expect(Self.replies(&session, ["QUIT"]) == ["221 2.0.0 Bye"] && session.handle(.text("QUIT")).close)
+    }
+
+    @Test("commands out of order and malformed ones get 5xx, and the conversation goes on")
+    func sequence() throws {
+        var (session, _, address) = try Self.session()
+        let replies = Self.replies(&session, [
+            "MAIL FROM:<news@example.com>", "EHLO", "HELO shop", "RCPT TO:<\(address)>", "DATA", "MAIL FROM:news@example.com",
+            "MAIL FROM:<news@example.com> SIZE=4096", "MAIL FROM:<news@example.com> FOO=1", "MAIL FROM:<>", "MAIL FROM:<x@example.com>",
+            "RCPT TO:<\(address)>", "DATA extra", "", "TURN", "RSET", "NOOP",
+        ])
+        #expect(replies.map { String($0.prefix(9)) } == [
+            "503 5.5.1", "501 5.5.4", "250 smtp1", "503 5.5.1", "503 5.5.1", "501 5.5.4", "552 5.3.4", "555 5.5.4", "250 2.1.0",
+            "503 5.5.1", "550 5.1.1", "501 5.5.4", "500 5.5.2", "502 5.5.1", "250 2.0.0", "250 2.0.0",
+        ])
+    }
+
+    @Test("an over-long command and an over-long message are refused; the session stays usable")
+    func limits() throws {
+        var (session, provider, address) = try Self.session(messageSize: 64)
+        #expect(session.handle(.tooLong).lines == ["500 5.5.2 Line too long"])
+        #expect(session.handle(.text(String(repeating: "a", count: 600))).lines == ["500 5.5.2 Line too long"])
+        let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA",
+                                              String(repeating: "x", count: 100), "."])
+        #expect(replies.last == "552 5.3.4 Message size exceeds the limit of 64 bytes" && provider.relayMessages().isEmpty)
+        let again = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "x", "."])
+        #expect(again.last?.hasPrefix("250 2.0.0 OK") == true)
+        #expect(Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA"]).last?.hasPrefix("354") == true)
+        #expect(session.handle(.tooLong).lines.isEmpty && session.handle(.text(".")).lines == ["500 5.5.2 Line too long"])
+    }
+
+    @Test("a hundred recipients at most, then 452; twenty errors and the relay hangs up")
+    func counts() throws {
+        var (session, _, address) = try Self.session()
+        _ = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>"])
+        let replies = Self.replies(&session, Array(repeating: "RCPT TO:<\(address)>", count: 101))
+        #expect(replies.dropLast().allSatisfy { $0 == "250 2.1.5 OK" } && replies.last == "452 4.5.3 Too many recipients")
+        let errors = (0..<19).map { _ in session.handle(.text("BOGUS")) }
+        #expect(errors.allSatisfy { !$0.close })
+        #expect(session.handle(.text("BOGUS")) == SMTPSession.Response(lines: ["421 4.7.0 Too many errors, closing"], close: true))
+    }
+}
