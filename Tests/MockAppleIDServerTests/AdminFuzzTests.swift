@@ -20,13 +20,14 @@ struct AdminFuzzTests {
         (.post, "/__admin/notifications"), (.post, "/__admin/notifications/retry"), (.put, "/__admin/apps/com.example.app/notification-url"),
         (.put, "/__admin/teams/MOCKTEAM01/email-sources"), (.get, "/__admin/relay/messages?persona=%ff"), (.delete, "/__admin/relay/messages"),
         (.get, "/__admin/relay/inbox?persona=<script>"), (.get, "/__admin/relay/addresses"),
+        (.post, "/__admin/apps/com.example.web/transfer"), (.get, "/__admin/transfers"),
     ]
 
     static let keys = [
         "set", "advance", "frozen", "id", "persona", "email", "emailChoice", "realUserStatus", "firstName", "managed", "client",
         "bundleID", "nonce", "scopes", "kid", "pem", "generate", "alg", "activate", "at", "shuffled", "fault", "seconds", "status",
         "error", "count", "always", "clientID", "timeline", "scenario", "do", "type", "app", "url", "relayForwarding", "yaml", "files",
-        "sources",
+        "sources", "team",
     ]
 
     static func value(_ random: inout BadInputTests.SeededGenerator, depth: Int = 0) -> JSONValue {

@@ -3,13 +3,14 @@ enum IdentityResolver {
     /// The claims-level identity of `persona` (whose account key is `account`, see
     /// ``WorldState/accountKey(_:)``) signed in to `client` as `subject` under `consent`.
     static func identity(of persona: Persona, account: String, subject: String, consent: Consent, client: Client,
-                         realUserStatus: RealUserStatus? = nil) -> SignedInIdentity {
+                         realUserStatus: RealUserStatus? = nil, transferSubject: String?) -> SignedInIdentity {
         SignedInIdentity(
             clientID: client.id,
             subject: subject,
             email: email(of: persona, account: account, consent: consent, teamID: client.teamID),
             realUserStatus: realUserStatus,
-            orgID: persona.managed ? persona.orgID : nil)
+            orgID: persona.managed ? persona.orgID : nil,
+            transferSubject: transferSubject)
     }
 
     /// The email claim: the real address when shared, the team's relay address when hidden,

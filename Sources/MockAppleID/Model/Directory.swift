@@ -22,6 +22,18 @@ public struct Directory: Sendable {
         groups[groupID]?.notificationURL = url
     }
 
+    /// Moves app group `groupID` (and its clients) to team `teamID`.
+    mutating func move(group groupID: String, to teamID: String) {
+        guard let group = groups[groupID] else { return }
+        groups[groupID] = AppGroup(primaryAppID: group.primaryAppID, teamID: teamID, bundleIDs: group.bundleIDs,
+                                   servicesIDs: group.servicesIDs, notificationURL: group.notificationURL)
+        clients = clients.map { client in
+            client.groupID == groupID
+                ? Client(id: client.id, kind: client.kind, groupID: groupID, teamID: teamID, returnURLs: client.returnURLs) : client
+        }
+        clientsByID = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Replaces the email sources of team `teamID`.
     mutating func setEmailSources(_ sources: [String], team teamID: String) {
         teams[teamID]?.emailSources = sources

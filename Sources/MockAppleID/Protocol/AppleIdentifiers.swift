@@ -6,7 +6,17 @@ public enum AppleIdentifiers {
     /// The team-scoped user id: `dddddd.<32 hex>.dddd`, e.g. `000148.f06d822ce0b2483aaa97d273b0978325.1717`.
     /// Derived from team and persona, so it is stable across restarts and differs between teams.
     public static func subject(teamID: String, personaID: String) -> String {
-        let digest = Array(SHA256.hash(data: Data("sub|\(teamID)|\(personaID)".utf8)))
+        subjectShaped("sub|\(teamID)|\(personaID)")
+    }
+
+    /// A user's transfer identifier for the recipient team `teamID` (same shape as a `sub`; stable, and
+    /// the same for every app transferred to that team).
+    public static func transferSubject(teamID: String, personaID: String) -> String {
+        subjectShaped("transfer|\(teamID)|\(personaID)")
+    }
+
+    private static func subjectShaped(_ seed: String) -> String {
+        let digest = Array(SHA256.hash(data: Data(seed.utf8)))
         let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
         let head = 100 + Int(digest[16]) % 900
         let tail = 1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000

@@ -2,7 +2,7 @@ import Foundation
 
 /// Builds identity-token claims in Apple's order (apple-api.md §5.2):
 /// `iss, aud, exp, iat, sub, [nonce], [c_hash|at_hash], [email, email_verified, is_private_email],
-/// [auth_time], [nonce_supported], [real_user_status], [org_id]`.
+/// [auth_time], [nonce_supported], [real_user_status], [org_id], [transfer_sub]`.
 public struct IdentityTokenClaims: Sendable {
     /// Which grant issues the token; it decides the hash claim and the nonce/auth_time rules (§5.3).
     public enum Grant: Sendable, Equatable {
@@ -64,6 +64,7 @@ public struct IdentityTokenClaims: Sendable {
         }
         if let status = identity.realUserStatus { claims.append(("real_user_status", .int(Int64(status.rawValue)))) }
         if let orgID = identity.orgID { claims.append(("org_id", .string(orgID))) }
+        if let transfer = identity.transferSubject { claims.append(("transfer_sub", .string(transfer))) }
         return .object(claims)
     }
 

@@ -11,8 +11,12 @@ public struct SignedInIdentity: Sendable, Equatable {
     public let realUserStatus: RealUserStatus?
     /// `org_id` for Managed Apple Accounts.
     public let orgID: String?
+    /// `transfer_sub` for 60 days after the app moved to another team.
+    public let transferSubject: String?
 
-    public init(clientID: String, subject: String, email: EmailClaim?, realUserStatus: RealUserStatus?, orgID: String?) {
+    public init(clientID: String, subject: String, email: EmailClaim?, realUserStatus: RealUserStatus?, orgID: String?,
+                transferSubject: String? = nil) {
+        self.transferSubject = transferSubject
         self.clientID = clientID
         self.subject = subject
         self.email = email

@@ -87,7 +87,7 @@ extension AppleIDProvider {
         events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
         if request.includesIDToken {
             let identity = IdentityResolver.identity(of: signIn.persona, account: signIn.relayAccount, subject: signIn.subject,
-                                                     consent: signIn.consent, client: request.client)
+                                                     consent: signIn.consent, client: request.client, transferSubject: signIn.transferSubject)
             let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: signIn.authTime),
                                               now: now, fault: fault?.identityTokenFault)
             fields.append(.init("id_token", token))

@@ -66,7 +66,7 @@ extension AppleIDProvider {
             let status = request.realUserStatus ?? signIn.persona.realUserStatus
             let identity = IdentityResolver.identity(of: signIn.persona, account: signIn.relayAccount, subject: signIn.subject,
                                                      consent: signIn.consent, client: client,
-                                                     realUserStatus: signIn.isFirstConsent ? status : nil)
+                                                     realUserStatus: signIn.isFirstConsent ? status : nil, transferSubject: signIn.transferSubject)
             let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: now),
                                               now: now, fault: fault?.identityTokenFault)
             let name = signIn.isFirstConsent && signIn.consent.scopes.contains(.name)

@@ -4,7 +4,7 @@ extension AppleIDProvider {
     /// Fields `/auth/token` and `/auth/revoke` read; each may be given once.
     static let tokenFields = [
         "client_id", "client_secret", "grant_type", "code", "redirect_uri", "refresh_token", "code_verifier",
-        "scope", "token", "token_type_hint",
+        "scope", "token", "token_type_hint", "sub", "target", "transfer_sub",
     ]
 
     /// `POST /auth/token` on a decoded form body: Apple's TokenResponse, or Apple's error.
@@ -22,8 +22,10 @@ extension AppleIDProvider {
             switch grantType {
             case "authorization_code": return try exchangeCode(form, client: client, now: now, events: &events)
             case "refresh_token": return try refresh(form, client: client, now: now, events: &events)
+            case "client_credentials": return try teamAccessToken(form, client: client, now: now, events: &events)
             default:
-                throw AppleError(.unsupportedGrantType, reason: "grant_type \"\(grantType)\" is not supported (authorization_code, refresh_token)")
+                throw AppleError(.unsupportedGrantType,
+                                 reason: "grant_type \"\(grantType)\" is not supported (authorization_code, refresh_token, client_credentials)")
             }
         }
     }
@@ -69,7 +71,8 @@ extension AppleIDProvider {
         }
         let status = settings.claims.realUserStatusInCodeExchange ? grant.realUserStatus : nil
         let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
-                                                 consent: grant.consent, client: client, realUserStatus: status)
+                                                 consent: grant.consent, client: client, realUserStatus: status,
+                                                 transferSubject: grant.transferSubject)
         let idToken = try signIdentityToken(identity, grant: .codeExchange(accessToken: tokens.accessToken, nonce: grant.nonce, authTime: grant.authTime),
                                             now: now, fault: fault?.identityTokenFault)
         return tokenResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, idToken: idToken)
@@ -88,14 +91,14 @@ extension AppleIDProvider {
         var idToken: String?
         if withIDToken {
             let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
-                                                     consent: grant.consent, client: client)
+                                                     consent: grant.consent, client: client, transferSubject: grant.transferSubject)
             idToken = try signIdentityToken(identity, grant: .refresh(accessToken: accessToken), now: now, fault: fault?.identityTokenFault)
         }
         return tokenResponse(accessToken: accessToken, refreshToken: nil, idToken: idToken)
     }
 
     /// Apple's TokenResponse, in Apple's field order.
-    private func tokenResponse(accessToken: String, refreshToken: String?, idToken: String?) -> JSONValue {
+    func tokenResponse(accessToken: String, refreshToken: String?, idToken: String?) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("access_token", .string(accessToken)),
             ("token_type", .string("Bearer")),

@@ -66,6 +66,10 @@ public enum TimelineAction: Sendable {
     case sendMail(MailStep)
     /// Replaces a team's registered email sources.
     case setEmailSources(team: String, sources: [String])
+    /// Moves the app group of `app` to team `team`.
+    case transferApp(app: String, team: String)
+    /// A team access token (`client_credentials`), then `/auth/usermigrationinfo`, as `client`'s team.
+    case userMigration(MigrationStep)
 
     /// Words for the step in reports.
     public var summary: String {
@@ -90,6 +94,12 @@ public enum TimelineAction: Sendable {
         case let .setNotificationURL(app, nil): return "remove the notification URL of \(app)"
         case let .sendMail(mail): return "mail from \(mail.from) to \(mail.recipient.label)"
         case let .setEmailSources(team, sources): return "email sources of \(team): \(sources.joined(separator: ", "))"
+        case let .transferApp(app, team): return "transfer \(app) to team \(team)"
+        case let .userMigration(step):
+            switch step.request {
+            case let .transferSubject(persona, _, target): return "user migration: transfer_sub of \(persona ?? "a sub") for team \(target)"
+            case .resolve: return "user migration: resolve the transfer_sub as \(step.client ?? "the last client")"
+            }
         }
     }
 }
@@ -129,6 +139,21 @@ public struct MailStep: Sendable {
     public var headerFrom: String?
     public var subject: String
     public var body: String
+}
+
+/// A user-migration step: which client's team asks, and what.
+public struct MigrationStep: Sendable {
+    public enum Request: Sendable {
+        /// Sending team: `sub` (the persona's, as the client's team knows them, or given) and `target`.
+        case transferSubject(persona: String?, sub: String?, target: String)
+        /// Recipient team: a `transfer_sub` (nil: the last one a step got).
+        case resolve(transferSub: String?)
+    }
+
+    /// nil: the client of the last sign-in.
+    public var client: String?
+    public var request: Request
+    public var secret: SecretRecipe
 }
 
 /// A token-endpoint step: which client calls, with which code and redirect URI and client secret.

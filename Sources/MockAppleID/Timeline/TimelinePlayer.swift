@@ -71,4 +71,6 @@ struct TimelineMemory: Sendable {
     var code: String?
     var accessToken: String?
     var refreshToken: String?
+    /// The last `transfer_sub` a `userMigration` step got.
+    var transferSub: String?
 }

@@ -31,6 +31,8 @@ struct TimelineReader {
         ("setNotificationURL", ["app", "url"]),
         ("sendMail", ["from", "to", "persona", "app", "headerFrom", "subject", "body"]),
         ("setEmailSources", ["team", "sources"]),
+        ("transferApp", ["app", "to"]),
+        ("userMigration", ["client", "persona", "sub", "target", "transferSub", "secret"]),
     ]
 
     func read(_ node: YAMLCursor) throws(ScenarioError) -> Timeline {
@@ -143,6 +145,19 @@ struct TimelineReader {
                                       headerFrom: try map.optional("headerFrom")?.nonEmptyString(),
                                       subject: try map.optional("subject")?.string() ?? "Hello",
                                       body: try map.optional("body")?.string() ?? "A message from the timeline."))
+        case "transferApp":
+            return .transferApp(app: try map.required("app").nonEmptyString(), team: try map.required("to").nonEmptyString())
+        case "userMigration":
+            let request: MigrationStep.Request
+            if let target = map.optional("target") {
+                guard map.optional("transferSub") == nil else { throw map.cursor.error("give target (sending team) or transferSub (recipient team), not both") }
+                request = .transferSubject(persona: try map.optional("persona")?.nonEmptyString(), sub: try map.optional("sub")?.nonEmptyString(),
+                                           target: try target.nonEmptyString())
+            } else {
+                request = .resolve(transferSub: try map.optional("transferSub")?.nonEmptyString())
+            }
+            return .userMigration(MigrationStep(client: try map.optional("client")?.nonEmptyString(), request: request,
+                                                secret: try tokenCall(map).secret))
         case "setEmailSources":
             return .setEmailSources(team: try map.required("team").nonEmptyString(), sources: try map.required("sources").stringList())
         default:

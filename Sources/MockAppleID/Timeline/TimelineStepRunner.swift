@@ -12,6 +12,8 @@ struct TimelineStepRunner {
         var user: Bool?
         /// The relay's SMTP reply to a `sendMail` step.
         var smtpReply: String?
+        /// The JSON answer of a step that gets no identity token (user migration); `claims` are checked on it.
+        var response: JSONValue?
     }
 
     static let origin = RequestOrigin(channel: .timeline)
@@ -103,6 +105,11 @@ struct TimelineStepRunner {
                 throw AppleError(.invalidRequest, reason: error.description)
             }
         case let .sendMail(mail): return Observation(smtpReply: try sendMail(mail))
+        case let .transferApp(app, team):
+            do throws(TransferError) { try provider.transferApp(app, to: team) } catch {
+                throw AppleError(.invalidRequest, reason: error.description)
+            }
+        case let .userMigration(step): return Observation(response: try userMigration(step))
         case let .setEmailSources(team, sources):
             do throws(EmailSourceError) { try provider.setEmailSources(sources, team: team) } catch {
                 throw AppleError(.invalidRequest, reason: error.description)
@@ -203,6 +210,29 @@ struct TimelineStepRunner {
         return outcome.delivered.first.map { "250 2.0.0 OK: queued as \($0.id)" } ?? outcome.refused.first?.reply ?? "554 5.5.1 No valid recipients"
     }
 
+    /// A team access token for the client's team, then `/auth/usermigrationinfo`.
+    private mutating func userMigration(_ step: MigrationStep) throws(AppleError) -> JSONValue {
+        let call = TokenCallStep(client: step.client, code: nil, redirectURI: .omitted, secret: step.secret)
+        let token = try provider.token(try form(call, [("grant_type", "client_credentials"), ("scope", UserMigration.scope)]), origin: Self.origin)
+        var fields: [(String, String)] = []
+        switch step.request {
+        case let .transferSubject(persona, sub, target):
+            guard let clientID = step.client ?? memory.client else { throw AppleError(.invalidRequest, reason: "no client yet: sign in first") }
+            guard let sub = sub ?? persona.flatMap({ provider.subject(personaID: $0, clientID: clientID) }) else {
+                throw AppleError(.invalidRequest, reason: "give persona or sub")
+            }
+            fields = [("sub", sub), ("target", target)]
+        case let .resolve(transferSub):
+            guard let transferSub = transferSub ?? memory.transferSub else {
+                throw AppleError(.invalidRequest, reason: "no transfer_sub yet: a sending-team userMigration step (with target) comes first")
+            }
+            fields = [("transfer_sub", transferSub)]
+        }
+        let answer = try provider.userMigrationInfo(try form(call, fields), bearer: token["access_token"]?.stringValue, origin: Self.origin)
+        if let transferSub = answer["transfer_sub"]?.stringValue { memory.transferSub = transferSub }
+        return answer
+    }
+
     private func admin(_ body: () throws(PersonaError) -> Void) throws(AppleError) {
         do { try body() } catch { throw AppleError(.invalidRequest, reason: error.description) }
     }
@@ -237,11 +267,28 @@ struct TimelineStepRunner {
             failures.append("expected user \(user ? "present" : "absent"), it was \(observation.user == true ? "present" : "absent")")
         }
         guard !expect.claims.isEmpty || expect.signedBy != nil || expect.verifies != nil else { return failures }
+        if let response = observation.response {
+            return failures + check(expect.claims, in: response, notes: &notes)
+                + (expect.signedBy != nil || expect.verifies != nil ? ["this step answers JSON, not a signed token"] : [])
+        }
         guard let token = observation.idToken, let jws = try? CompactJWS(compact: token) else {
             return failures + ["expected an identity token to check, there was none"]
         }
-        for (name, expected) in expect.claims {
-            let actual = jws.payload[name]
+        failures += check(expect.claims, in: jws.payload, notes: &notes)
+        let kid = jws.header["kid"]?.stringValue
+        if let signedBy = expect.signedBy, kid != signedBy { failures.append("signed by \(kid ?? "no kid"), expected \(signedBy)") }
+        if let verifies = expect.verifies {
+            let valid = kid.flatMap { provider.keySet.key(withID: $0) }?.isValidSignature(jws.signature, for: jws.signingInput) ?? false
+            if valid != verifies { failures.append(verifies ? "the token does not verify against /auth/keys" : "the token verifies, but should not") }
+        }
+        return failures
+    }
+
+    /// Compares `expected` claims (or response fields) with `payload`.
+    private func check(_ expected: [(String, ClaimExpectation)], in payload: JSONValue, notes: inout [String]) -> [String] {
+        var failures: [String] = []
+        for (name, expected) in expected {
+            let actual = payload[name]
             switch expected {
             case .absent where actual != nil: failures.append("claim \(name) should be absent, it is \(actual!.serialized)")
             case .present where actual == nil: failures.append("claim \(name) should be present")
@@ -249,12 +296,6 @@ struct TimelineStepRunner {
                 failures.append("claim \(name) should be \(value.serialized), it is \(actual?.serialized ?? "absent")")
             default: notes.append("\(name) = \(actual?.serialized ?? "absent")")
             }
-        }
-        let kid = jws.header["kid"]?.stringValue
-        if let signedBy = expect.signedBy, kid != signedBy { failures.append("signed by \(kid ?? "no kid"), expected \(signedBy)") }
-        if let verifies = expect.verifies {
-            let valid = kid.flatMap { provider.keySet.key(withID: $0) }?.isValidSignature(jws.signature, for: jws.signingInput) ?? false
-            if valid != verifies { failures.append(verifies ? "the token does not verify against /auth/keys" : "the token verifies, but should not") }
         }
         return failures
     }

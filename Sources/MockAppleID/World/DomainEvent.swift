@@ -60,6 +60,12 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case relayMailForwarded(id: String, outcome: String)
     /// Every relay inbox was emptied.
     case relayInboxesCleared(count: Int)
+    /// An app group moved to another team (`users`: the personas it brought along).
+    case appTransferred(groupID: String, fromTeam: String, toTeam: String, users: Int)
+    /// A team access token for user migration was issued.
+    case teamTokenIssued(teamID: String, clientID: String)
+    /// `/auth/usermigrationinfo` answered (`direction`: `transfer_sub` issued by the sending team, or `sub` resolved for the recipient).
+    case userMigrated(teamID: String, direction: String)
     /// A timeline step ran (`index` from 0).
     case timelineStep(index: Int, summary: String, passed: Bool)
     /// Everything went back to the scenario's start.
@@ -123,6 +129,9 @@ extension DomainEvent: CustomStringConvertible {
         case let .relayMailRefused(_, _, reason): return "relay refused mail: \(reason)"
         case let .relayMailForwarded(id, outcome): return "message \(id) forwarded upstream: \(outcome)"
         case let .relayInboxesCleared(count): return "\(count) relay message(s) cleared"
+        case let .appTransferred(group, from, to, users): return "app group \(group) transferred from team \(from) to \(to) with \(users) user(s)"
+        case let .teamTokenIssued(team, client): return "user-migration access token issued to team \(team) (\(client))"
+        case let .userMigrated(team, direction): return "user migration for team \(team): \(direction)"
         case let .timelineStep(index, summary, passed): return "timeline step \(index + 1) \(passed ? "passed" : "FAILED"): \(summary)"
         case .worldReset: return "reset to the scenario's start"
         case let .request(record): return "\(record.method) \(record.endpoint) → \(record.status)"

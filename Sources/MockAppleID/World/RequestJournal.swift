@@ -7,6 +7,7 @@ public enum AppleEndpoint: String, Sendable, Codable, CaseIterable {
     case revoke = "/auth/revoke"
     case keys = "/auth/keys"
     case discovery = "/.well-known/openid-configuration"
+    case userMigrationInfo = "/auth/usermigrationinfo"
     /// A native sign-in minted through the admin API, the CLI, a timeline or the Swift API (Apple's
     /// equivalent happens on the device).
     case nativeSignIn = "native sign-in"
@@ -15,7 +16,7 @@ public enum AppleEndpoint: String, Sendable, Codable, CaseIterable {
     var defaultMethod: String {
         switch self {
         case .keys, .discovery: return "GET"
-        case .authorize, .token, .revoke, .nativeSignIn: return "POST"
+        case .authorize, .token, .revoke, .nativeSignIn, .userMigrationInfo: return "POST"
         }
     }
 }

@@ -31,6 +31,8 @@ struct ApprovedSignIn: Sendable {
     let relayAccount: String
     let isFirstConsent: Bool
     let authTime: Date
+    /// `transfer_sub`, while the app group's transfer window is open for this user.
+    let transferSubject: String?
 }
 
 /// A code or refresh token that was accepted.
@@ -43,6 +45,8 @@ struct RedeemedGrant: Sendable {
     let authTime: Date
     /// `real_user_status` of a native first authorization's code; nil otherwise.
     let realUserStatus: RealUserStatus?
+    /// `transfer_sub`, while the app group's transfer window is open for this user.
+    let transferSubject: String?
 }
 
 /// A code exchange as the token endpoint read it.
@@ -97,7 +101,8 @@ extension WorldState {
             realUserStatus: request.native && existing == nil ? request.realUserStatus ?? persona.realUserStatus : nil)
         events.append(.signInApproved(personaID: persona.id, clientID: request.client.id, firstConsent: existing == nil, native: request.native))
         return ApprovedSignIn(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: request.client.teamID),
-                              relayAccount: accountKey(persona.id), isFirstConsent: existing == nil, authTime: now)
+                              relayAccount: accountKey(persona.id), isFirstConsent: existing == nil, authTime: now,
+                              transferSubject: transferSubject(personaID: persona.id, groupID: key.groupID, at: now))
     }
 
     /// Redeems a code, checking in turn: known, unexpired, unused, same client, redirect URI, PKCE.
@@ -134,7 +139,7 @@ extension WorldState {
             token: tokens.accessToken, clientID: issued.clientID, consent: issued.consent,
             expiresAt: now.addingTimeInterval(limits.accessTokenLifetime))
         events.append(.codeRedeemed(personaID: persona.id, clientID: issued.clientID))
-        return redeemed(persona, consent, clientID: issued.clientID, nonce: issued.nonce, authTime: issued.authTime,
+        return redeemed(persona, consent, clientID: issued.clientID, now: now, nonce: issued.nonce, authTime: issued.authTime,
                         realUserStatus: issued.realUserStatus)
     }
 
@@ -182,15 +187,16 @@ extension WorldState {
         accessGrants[accessToken] = AccessGrant(
             token: accessToken, clientID: clientID, consent: grant.consent, expiresAt: now.addingTimeInterval(limits.accessTokenLifetime))
         events.append(.tokensRefreshed(personaID: persona.id, clientID: clientID))
-        return redeemed(persona, consent, clientID: clientID, nonce: nil, authTime: grant.authTime, realUserStatus: nil)
+        return redeemed(persona, consent, clientID: clientID, now: now, nonce: nil, authTime: grant.authTime, realUserStatus: nil)
     }
 
-    private func redeemed(_ persona: Persona, _ consent: Consent, clientID: String, nonce: String?, authTime: Date,
+    private func redeemed(_ persona: Persona, _ consent: Consent, clientID: String, now: Date, nonce: String?, authTime: Date,
                           realUserStatus: RealUserStatus?) -> RedeemedGrant {
         let teamID = directory.client(clientID)?.teamID ?? ""
         return RedeemedGrant(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: teamID),
                              relayAccount: accountKey(persona.id), nonce: nonce, authTime: authTime,
-                             realUserStatus: realUserStatus)
+                             realUserStatus: realUserStatus,
+                             transferSubject: transferSubject(personaID: persona.id, groupID: consent.groupID, at: now))
     }
 
     /// Revokes the grant behind a refresh or access token: consent, codes and every token of that

@@ -22,6 +22,10 @@ public struct WorldState: Sendable, Codable {
     var outbox = NotificationOutbox()
     /// Mail the private relay accepted.
     var relay = RelayInbox()
+    /// App groups moved between teams, oldest first.
+    public internal(set) var transfers: [AppTransfer] = []
+    /// Team access tokens for user migration.
+    var teamTokens: [String: TeamAccessToken] = [:]
     /// When codes and access tokens held reach this many, expired ones are dropped.
     var purgeThreshold = WorldState.minimumPurgeThreshold
     static let minimumPurgeThreshold = 10_000

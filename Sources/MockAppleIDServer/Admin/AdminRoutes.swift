@@ -32,6 +32,7 @@ struct AdminRoutes: Sendable {
         registerTimeline(on: admin)
         registerNotifications(on: admin)
         registerRelay(on: admin)
+        registerTransfers(on: admin)
     }
 
     /// `?after=N`: a sequence number (0 when absent).

@@ -1,7 +1,8 @@
+import Foundation
 import Hummingbird
 import MockAppleID
 
-/// `POST /auth/token` (apple-api.md §2) and `POST /auth/revoke` (§3): form bodies in, Apple's JSON
+/// `POST /auth/token` (apple-api.md §2), `POST /auth/revoke` (§3) and `POST /auth/usermigrationinfo` (§8): form bodies in, Apple's JSON
 /// or empty 200 out; Apple's errors render themselves.
 extension AppleRoutes {
     func registerToken(on router: Router<BasicRequestContext>) {
@@ -22,6 +23,18 @@ extension AppleRoutes {
             }
             try provider.revoke(form, origin: request.origin)
             return AppleResponse.emptyOK()
+        }
+    }
+
+    /// `POST /auth/usermigrationinfo` (§8): the form and the `Authorization: Bearer` team access token.
+    func registerUserMigration(on router: Router<BasicRequestContext>) {
+        router.post("/auth/usermigrationinfo") { request, _ in
+            let form = try await reading(.userMigrationInfo, request) { () throws(AppleError) in
+                try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
+            }
+            let authorization = request.headers[.authorization] ?? ""
+            let bearer = authorization.prefix(7).lowercased() == "bearer " ? String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+            return AppleResponse.json(try provider.userMigrationInfo(form, bearer: bearer, origin: request.origin))
         }
     }
 }

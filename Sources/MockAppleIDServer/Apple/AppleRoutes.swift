@@ -15,6 +15,7 @@ struct AppleRoutes: Sendable {
         registerAuthorize(on: router)
         registerToken(on: router)
         registerRevoke(on: router)
+        registerUserMigration(on: router)
         registerMetadata(on: router)
     }
 
