@@ -19,6 +19,8 @@ public struct MockAppleIDTestServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let baseURL: String
     public let port: Int
+    /// The private relay's SMTP port, when started with `smtp: true`.
+    public let smtpPort: Int?
     /// Signs client secrets for the scenario's relying party (the built-in developer key by default).
     public let clientSecret: ClientSecret
 
@@ -27,16 +29,19 @@ public struct MockAppleIDTestServer: Sendable {
 
     /// Starts a server for `scenario` (the built-in default when nil), runs `body`, then stops it
     /// gracefully. `clock` lets a test start from a fixed instant (e.g. `.manual(at:)`).
-    /// `clientSecret` is needed for a custom scenario whose keys are not the built-in ones.
+    /// `clientSecret` is needed for a custom scenario whose keys are not the built-in ones. `smtp`
+    /// also starts the private relay's SMTP listener on a free port (``smtpPort``).
     public static func withRunning<T: Sendable>(
         scenario: Scenario? = nil, clock: MockClock? = nil, clientSecret: ClientSecret? = nil,
-        logLevel: Logger.Level = .warning,
+        logLevel: Logger.Level = .warning, smtp: Bool = false,
         _ body: @Sendable (MockAppleIDTestServer) async throws -> T
     ) async throws -> T {
         let provider = try AppleIDProvider(scenario: scenario ?? BuiltInScenario.load(), clock: clock)
         let signer = try clientSecret ?? defaultClientSecret()
         let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
-        let server = MockAppleIDServer(provider: provider, configuration: ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel)) {
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel)
+        configuration.smtpPort = smtp ? 0 : nil
+        let server = MockAppleIDServer(provider: provider, configuration: configuration) {
             running in continuation.yield(running)
         }
         let serviceGroup = server.makeServiceGroup()
@@ -49,7 +54,8 @@ public struct MockAppleIDTestServer: Sendable {
                 try await group.waitForAll()
                 throw TestServerError.didNotStart
             }
-            let handle = MockAppleIDTestServer(provider: provider, baseURL: running.baseURL, port: running.port, clientSecret: signer)
+            let handle = MockAppleIDTestServer(provider: provider, baseURL: running.baseURL, port: running.port,
+                                               smtpPort: running.smtpPort, clientSecret: signer)
             let result: Result<T, any Error>
             do { result = .success(try await body(handle)) } catch { result = .failure(error) }
             await serviceGroup.triggerGracefulShutdown()

@@ -250,7 +250,7 @@ def test_delivered_mail_is_forwarded_upstream(tmp_path):
             assert f"forwarding:  every relayed message to {upstream}" in base_url.banner
             address = relay_address(base_url)
             with smtplib.SMTP("127.0.0.1", smtp_port(base_url), timeout=10) as smtp:
-                assert smtp.send_message(message(to=address, subject="Your order")) == {}
+                assert smtp.send_message(message(to=address, subject="Your order", body=".\nMAIL FROM:<x@y>\n.leading dot\n")) == {}
             deadline = time.monotonic() + DEADLINE_SECONDS
             while not (inbox(base_url) and inbox(base_url)[0].get("forwarded")):
                 assert time.monotonic() < deadline, "the forwarding outcome"
@@ -260,6 +260,8 @@ def test_delivered_mail_is_forwarded_upstream(tmp_path):
             [forwarded] = sink.messages
             assert forwarded.rcpt_tos == ["john.hidden@example.com"] and forwarded.mail_from == "news@example.com"
             assert b"Subject: Your order" in forwarded.content
+            assert forwarded.content.endswith(b"\r\n\r\n.\r\nMAIL FROM:<x@y>\r\n.leading dot\r\n") or \
+                forwarded.content.endswith(b"\n\n.\nMAIL FROM:<x@y>\n.leading dot\n"), forwarded.content  # dots kept, body not run as commands
             # an idle SMTP connection left open does not keep the server from stopping cleanly
             idle = socket.create_connection(("127.0.0.1", smtp_port(base_url)), timeout=10)
         idle.close()

@@ -60,19 +60,30 @@ struct SMTPSessionTests {
         let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA",
                                               String(repeating: "x", count: 100), "."])
         #expect(replies.last == "552 5.3.4 Message size exceeds the limit of 64 bytes" && provider.relayMessages().isEmpty)
-        let again = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "x", "."])
+        let again = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "From: news@example.com", "", "x", "."])
         #expect(again.last?.hasPrefix("250 2.0.0 OK") == true)
         #expect(Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA"]).last?.hasPrefix("354") == true)
         #expect(session.handle(.tooLong).lines.isEmpty && session.handle(.text(".")).lines == ["500 5.5.2 Line too long"])
     }
 
-    @Test("a hundred recipients at most, then 452; twenty errors and the relay hangs up")
+    @Test("a repeated recipient counts once; the recipient limit gives 452; refusals and bad commands count as errors, twenty and the relay hangs up")
     func counts() throws {
-        var (session, _, address) = try Self.session()
-        _ = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>"])
-        let replies = Self.replies(&session, Array(repeating: "RCPT TO:<\(address)>", count: 101))
-        #expect(replies.dropLast().allSatisfy { $0 == "250 2.1.5 OK" } && replies.last == "452 4.5.3 Too many recipients")
-        let errors = (0..<19).map { _ in session.handle(.text("BOGUS")) }
+        var (full, provider, address) = try Self.session()
+        var session = SMTPSession(relay: provider, limits: SMTPSession.Limits(messageSize: 1024, recipients: 1))
+        let params = FormParameters([("client_id", "com.example.web"), ("redirect_uri", "http://localhost:3000/auth/apple/callback"),
+                                     ("response_type", "code"), ("response_mode", "form_post"), ("scope", "name email"), ("state", "s")]
+            .map { FormParameters.Pair($0.0, $0.1) })
+        _ = try provider.completeAuthorization(params, decision: .approve(personaID: "jane", emailChoice: .hide, name: nil))
+        let janes = try provider.relayAddress(personaID: "jane", app: "com.example.web")
+        let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>",
+                                              "RCPT TO:<\(address.uppercased())>", "RCPT TO:<\(janes)>", "DATA", "From: news@example.com", "Subject: once", "", "x", "."])
+        #expect(replies[2...4] == ["250 2.1.5 OK", "250 2.1.5 OK", "452 4.5.3 Too many recipients"])
+        #expect(provider.relayMessages().count == 1)
+        _ = Self.replies(&full, ["HELO shop", "MAIL FROM:<news@example.com>"])
+        let refusals = Self.replies(&full, Array(repeating: "RCPT TO:<nobody0000@privaterelay.appleid.com>", count: 10))
+        #expect(refusals.allSatisfy { $0.hasPrefix("550 5.1.1") })
+        session = full
+        let errors = (0..<9).map { _ in session.handle(.text("BOGUS")) }
         #expect(errors.allSatisfy { !$0.close })
         #expect(session.handle(.text("BOGUS")) == SMTPSession.Response(lines: ["421 4.7.0 Too many errors, closing"], close: true))
     }

@@ -61,6 +61,23 @@ struct RelayTests {
         #expect(provider.world.events.events().contains { if case .relayMailRefused = $0.event { true } else { false } })
     }
 
+    @Test("header unfolding is linear and bounded; a missing or repeated From: header is refused")
+    func headers() throws {
+        let folded = "Subject: a\r\n" + String(repeating: " b\r\n", count: 100_000) + "\r\nbody"
+        let (headers, body) = MailText.split(folded)
+        #expect(headers.count == 1 && headers[0].value.hasPrefix("a b b") && headers[0].value.utf8.count < MailText.headerBlockLimit)
+        #expect(body.hasSuffix("body"))
+        let many = (0..<300).map { "X-\($0): v\r\n \($0)" }.joined(separator: "\r\n") + "\r\n\r\nbody"
+        let parsed = MailText.split(many)
+        #expect(parsed.headers.count == MailText.headerLimit && parsed.headers.last?.value == "v 199" && parsed.body == "body")
+        let provider = try Fixtures.provider()
+        let address = try Self.johnsAddress(provider)
+        for data in ["Subject: none\r\n\r\nx", "From: news@example.com\r\nFrom: news@example.com\r\n\r\nx"] {
+            let outcome = provider.deliverRelayMail(RelaySubmission(envelopeFrom: Self.sender, recipients: [address], data: data))
+            #expect(outcome.delivered.isEmpty && outcome.refused.first?.reply.hasPrefix("550 5.1.1") == true)
+        }
+    }
+
     @Test("the sender wording is a scenario knob")
     func wording() throws {
         let provider = try Fixtures.provider { $0.settings.relay.senderRejection = .badMailboxName }

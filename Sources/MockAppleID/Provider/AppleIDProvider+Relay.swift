@@ -29,8 +29,9 @@ extension AppleIDProvider {
     public func deliverRelayMail(_ submission: RelaySubmission) -> RelayOutcome {
         let now = clock.now
         let ids = submission.recipients.map { _ in AppleIdentifiers.jwtID() }
+        let parsed = MailText.split(submission.data)
         let (delivered, refused) = world.transition(at: now) { state, events in
-            state.deliver(submission, ids: ids, now: now, options: settings.relay, events: &events)
+            state.deliver(submission, parsed: parsed, ids: ids, now: now, options: settings.relay, events: &events)
         }
         return RelayOutcome(delivered: delivered, refused: refused)
     }

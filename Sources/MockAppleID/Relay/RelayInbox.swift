@@ -16,11 +16,19 @@ struct RelayInbox: Sendable, Codable {
         return kept.count
     }
 
-    /// Keeps `message`, dropping the oldest beyond `capacity`.
-    mutating func add(_ message: RelayMessage, capacity: Int) {
+    /// The most bytes of messages kept across all inboxes; the oldest go first beyond it.
+    static let byteBudget = 256 * 1024 * 1024
+    private var bytes = 0
+
+    /// Keeps `message`, dropping the oldest beyond `capacity` messages or ``byteBudget`` bytes;
+    /// `countingDaily`: remember its time for the daily limit.
+    mutating func add(_ message: RelayMessage, capacity: Int, countingDaily: Bool) {
         messages.append(message)
-        recent[message.relayAddress, default: []].append(message.receivedAt)
-        if messages.count > capacity { messages.removeFirst(messages.count - capacity) }
+        bytes += message.size
+        if countingDaily { recent[message.relayAddress, default: []].append(message.receivedAt) }
+        while messages.count > capacity || (bytes > Self.byteBudget && messages.count > 1) {
+            bytes -= messages.removeFirst().size
+        }
     }
 
     /// Records how forwarding a message went; false when the message is gone.
@@ -32,7 +40,10 @@ struct RelayInbox: Sendable, Codable {
 
     /// Empties every inbox (the daily counts stay: the mail was still sent).
     mutating func clear() -> Int {
-        defer { messages.removeAll() }
+        defer {
+            messages.removeAll()
+            bytes = 0
+        }
         return messages.count
     }
 }

@@ -58,17 +58,20 @@ extension WorldState {
     /// Delivers a message to each recipient the relay takes it for (checked again, the world may have
     /// changed since `RCPT TO`); the `From:` header must be a registered source too. Returns the
     /// delivered messages and the refused recipients.
-    mutating func deliver(_ submission: RelaySubmission, ids: [String], now: Date, options: RelayOptions,
-                          events: inout [DomainEvent]) -> (delivered: [RelayMessage], refused: [RelayRejection]) {
-        let (headers, body) = MailText.split(submission.data)
-        let fromHeader = headers.first { $0.name.caseInsensitiveCompare("From") == .orderedSame }?.value
+    mutating func deliver(_ submission: RelaySubmission, parsed: (headers: [MailHeader], body: String), ids: [String], now: Date,
+                          options: RelayOptions, events: inout [DomainEvent]) -> (delivered: [RelayMessage], refused: [RelayRejection]) {
+        let (headers, body) = parsed
+        let fromHeaders = headers.filter { $0.name.caseInsensitiveCompare("From") == .orderedSame }.map(\.value)
+        let fromHeader = fromHeaders.count == 1 ? fromHeaders[0] : nil
         let subject = headers.first { $0.name.caseInsensitiveCompare("Subject") == .orderedSame }?.value
         var delivered: [RelayMessage] = []
         var refused: [RelayRejection] = []
         for (address, id) in zip(submission.recipients, ids) {
             var verdict = checkRelay(sender: submission.envelopeFrom, address: address, now: now, options: options)
-            if case let .success(recipient) = verdict, let fromHeader, !(directory.teams[recipient.teamID]?.acceptsMail(from: MailText.address(in: fromHeader)) ?? false) {
-                verdict = .failure(.unauthorizedSender(address: recipient.address, sender: MailText.address(in: fromHeader), wording: options.senderRejection))
+            let headerSender = fromHeader.map(MailText.address(in:)) ?? ""
+            if case let .success(recipient) = verdict, !(directory.teams[recipient.teamID]?.acceptsMail(from: headerSender) ?? false) {
+                verdict = .failure(.unauthorizedSender(address: recipient.address, sender: fromHeader == nil ? "(no single From: header)" : headerSender,
+                                                       wording: options.senderRejection))
             }
             switch verdict {
             case let .failure(rejection):
@@ -79,7 +82,7 @@ extension WorldState {
                     id: id, receivedAt: now, envelopeFrom: submission.envelopeFrom, relayAddress: recipient.address,
                     personaID: recipient.personaID, teamID: recipient.teamID, forwardTo: persona(recipient.personaID)?.email,
                     headers: headers, subject: subject, from: fromHeader, body: body, size: submission.data.utf8.count)
-                relay.add(message, capacity: options.inboxCapacity)
+                relay.add(message, capacity: options.inboxCapacity, countingDaily: options.dailyLimit > 0)
                 delivered.append(message)
                 events.append(.relayMailDelivered(id: id, personaID: recipient.personaID, address: recipient.address, sender: submission.envelopeFrom))
             }

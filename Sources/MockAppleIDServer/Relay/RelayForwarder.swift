@@ -80,13 +80,13 @@ struct RelayForwarder: Sendable {
         }
     }
 
-    /// The message as sent on: its headers and body, lines dot-stuffed.
+    /// The message as sent on: its header lines, a blank line and the body, each line dot-stuffed,
+    /// joined with CRLF (the caller adds the terminating `.`).
     static func dataText(_ message: RelayMessage) -> String {
-        let text = message.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\r\n") + "\r\n\r\n" + message.body
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let bare = line.hasSuffix("\r") ? line.dropLast() : line
-            return bare.hasPrefix(".") ? "." + bare : String(bare)
-        }.joined(separator: "\r\n")
+        var body = message.body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if body.last == "" { body.removeLast() }
+        let lines = message.headers.map { "\($0.name): \($0.value)" } + [""] + body
+        return lines.map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
     }
 }
 

@@ -119,9 +119,10 @@ struct SMTPSession {
         guard let (path, parameters) = Self.path(argument, keyword: "TO:"), !path.isEmpty, parameters.isEmpty else {
             return failed("501 5.5.4 Syntax: RCPT TO:<address>")
         }
+        if accepted.contains(where: { $0.caseInsensitiveCompare(path) == .orderedSame }) { return Response(lines: ["250 2.1.5 OK"]) }
         guard accepted.count < limits.recipients else { return Response(lines: ["452 4.5.3 Too many recipients"]) }
         switch relay.checkRelayRecipient(path, sender: from) {
-        case let .failure(rejection): return Response(lines: [rejection.reply])
+        case let .failure(rejection): return failed(rejection.reply)
         case .success:
             phase = .recipients(from: from, to: accepted + [path])
             return Response(lines: ["250 2.1.5 OK"])
