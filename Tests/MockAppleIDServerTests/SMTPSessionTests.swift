@@ -8,13 +8,18 @@ import Testing
 @Suite("SMTP session")
 struct SMTPSessionTests {
     static func session(messageSize: Int = 1024) throws -> (SMTPSession, AppleIDProvider, String) {
-        let provider = try AppleIDProvider(scenario: try BuiltInScenario.load(), clock: .manual(at: Date(timeIntervalSince1970: 1_790_000_000)))
-        let params = FormParameters([("client_id", "com.example.web"), ("redirect_uri", "http://localhost:3000/auth/apple/callback"),
+        let provider = try Harness.provider()
+        let address = try hidingSignIn(provider, "john")
+        return (SMTPSession(relay: provider, limits: SMTPSession.Limits(messageSize: messageSize)), provider, address)
+    }
+
+    /// Signs `persona` in to the web client hiding their email; returns the relay address now in use.
+    static func hidingSignIn(_ provider: AppleIDProvider, _ persona: String) throws -> String {
+        let params = FormParameters([("client_id", Harness.webClient), ("redirect_uri", Harness.redirect),
                                      ("response_type", "code"), ("response_mode", "form_post"), ("scope", "name email"), ("state", "s")]
             .map { FormParameters.Pair($0.0, $0.1) })
-        _ = try provider.completeAuthorization(params, decision: .approve(personaID: "john", emailChoice: .hide, name: nil))
-        let address = try provider.relayAddress(personaID: "john", app: "com.example.web")
-        return (SMTPSession(relay: provider, limits: SMTPSession.Limits(messageSize: messageSize)), provider, address)
+        _ = try provider.completeAuthorization(params, decision: .approve(personaID: persona, emailChoice: .hide, name: nil))
+        return try provider.relayAddress(personaID: persona, app: Harness.webClient)
     }
 
     static func replies(_ session: inout SMTPSession, _ lines: [String]) -> [String] {
@@ -70,11 +75,7 @@ struct SMTPSessionTests {
     func counts() throws {
         var (full, provider, address) = try Self.session()
         var session = SMTPSession(relay: provider, limits: SMTPSession.Limits(messageSize: 1024, recipients: 1))
-        let params = FormParameters([("client_id", "com.example.web"), ("redirect_uri", "http://localhost:3000/auth/apple/callback"),
-                                     ("response_type", "code"), ("response_mode", "form_post"), ("scope", "name email"), ("state", "s")]
-            .map { FormParameters.Pair($0.0, $0.1) })
-        _ = try provider.completeAuthorization(params, decision: .approve(personaID: "jane", emailChoice: .hide, name: nil))
-        let janes = try provider.relayAddress(personaID: "jane", app: "com.example.web")
+        let janes = try Self.hidingSignIn(provider, "jane")
         let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>",
                                               "RCPT TO:<\(address.uppercased())>", "RCPT TO:<\(janes)>", "DATA", "From: news@example.com", "Subject: once", "", "x", "."])
         #expect(replies[2...4] == ["250 2.1.5 OK", "250 2.1.5 OK", "452 4.5.3 Too many recipients"])

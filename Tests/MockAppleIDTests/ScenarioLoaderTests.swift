@@ -104,6 +104,29 @@ struct ScenarioLoaderTests {
         #expect(try load(yaml).groups[0].servicesIDs[0].returnURLs == ["http://127.0.0.1:3000/callback"])
     }
 
+    @Test("the relay section and email sources are bounded", arguments: [
+        ("relay:\n  dailyLimit: -1\n", "relay.dailyLimit"),
+        ("relay:\n  dailyLimit: 1e30\n", "relay.dailyLimit"),
+        ("relay:\n  maxMessageSize: 100\n", "relay.maxMessageSize"),
+        ("relay:\n  maxMessageSize: 999999999999\n", "relay.maxMessageSize"),
+        ("relay:\n  inboxCapacity: 0\n", "relay.inboxCapacity"),
+        ("relay:\n  senderRejection: go away\n", "relay.senderRejection"),
+        ("relay:\n  colour: red\n", "relay.colour"),
+    ])
+    func relayKnobs(_ section: String, _ keyPath: String) throws {
+        let error = try #require(failure(section + Self.minimal), "\(section) should fail")
+        #expect(error.keyPath == keyPath, "\(error)")
+    }
+
+    @Test("bad email sources name the team's key", arguments: ["[not a domain]", "[localhost]", "example.com"])
+    func badEmailSources(_ value: String) throws {
+        let yaml = Self.minimal.replacingOccurrences(of: "  - id: MOCKTEAM01\n", with: "  - id: MOCKTEAM01\n    emailSources: \(value)\n")
+        let error = try #require(failure(yaml), "\(value) should fail")
+        #expect(error.keyPath == "teams[0].emailSources", "\(error)")
+        let good = Self.minimal.replacingOccurrences(of: "  - id: MOCKTEAM01\n", with: "  - id: MOCKTEAM01\n    emailSources: [Example.COM, a@b.example]\n")
+        #expect(try load(good).teams[0].emailSources == ["example.com", "a@b.example"])
+    }
+
     @Test("structural errors", arguments: [
         ("name: [unclosed", "YAML syntax"),
         ("", "empty"),

@@ -78,6 +78,12 @@ struct TimelineTests {
         ("  - {do: queueFault, fault: {fault: token-delay, seconds: 9999}}", "seconds must be a number above 0"),
         ("  - {do: signIn, persona: jane, expect: {error: nope}}", "is not one of"),
         ("  - {do: exchangeCode, secret: {lifetime: forever}}", "expected a number"),
+        ("  - {do: sendMail, from: a@example.com}", "give to: an address, or persona:"),
+        ("  - {do: sendMail, from: a@example.com, to: x@privaterelay.appleid.com, persona: jane}", "give to: an address, or persona:"),
+        ("  - {do: setEmailSources, team: MOCKTEAM01, sources: example.com}", "expected a list"),
+        ("  - {do: transferApp, app: com.example.app}", "missing required key \"to\""),
+        ("  - {do: userMigration, target: OTHERTEAM1, transferSub: x}", "not both"),
+        ("  - {do: sendMail, from: a@example.com, to: x@y, expect: {smtpReply: \"\"}}", "must not be empty"),
     ])
     func readerErrors(_ step: String, _ fragment: String) throws {
         do {

@@ -9,6 +9,9 @@ public struct Consent: Sendable, Equatable, Codable {
     public let scopes: Set<Scope>
     public let emailChoice: EmailChoice
     public let grantedAt: Date
+
+    /// Whether tokens under this consent carry the team's relay address (the email was granted and hidden).
+    public var usesRelayAddress: Bool { emailChoice == .hide && scopes.contains(.email) }
 }
 
 /// Identifies a consent: one per persona per app group.

@@ -6,6 +6,12 @@ public struct RelayOutcome: Sendable, Equatable {
     public let delivered: [RelayMessage]
     /// The recipients it refused, with Apple's replies.
     public let refused: [RelayRejection]
+
+    /// The SMTP reply to the message: `250` with its id if any recipient took it, else the first refusal.
+    public var reply: String {
+        if let first = delivered.first { return "250 2.0.0 OK: queued as \(first.id)" }
+        return refused.first?.reply ?? "554 5.5.1 No valid recipients"
+    }
 }
 
 /// The private email relay: which addresses take mail from whom, delivering into persona inboxes,
@@ -68,8 +74,9 @@ extension AppleIDProvider {
         world.transition(at: clock.now) { state, events in state.recordForwarding(id, outcome: outcome, events: &events) }
     }
 
-    /// Empties every relay inbox.
-    public func clearRelayInboxes() {
+    /// Empties every relay inbox; returns how many messages it held.
+    @discardableResult
+    public func clearRelayInboxes() -> Int {
         world.transition(at: clock.now) { state, events in state.clearRelayInboxes(events: &events) }
     }
 }

@@ -206,8 +206,7 @@ struct TimelineStepRunner {
         }
         if case let .failure(rejection) = provider.checkRelayRecipient(address, sender: mail.from) { return rejection.reply }
         let data = "From: \(mail.headerFrom ?? mail.from)\r\nTo: \(address)\r\nSubject: \(mail.subject)\r\n\r\n\(mail.body)\r\n"
-        let outcome = provider.deliverRelayMail(RelaySubmission(envelopeFrom: mail.from, recipients: [address], data: data))
-        return outcome.delivered.first.map { "250 2.0.0 OK: queued as \($0.id)" } ?? outcome.refused.first?.reply ?? "554 5.5.1 No valid recipients"
+        return provider.deliverRelayMail(RelaySubmission(envelopeFrom: mail.from, recipients: [address], data: data)).reply
     }
 
     /// A team access token for the client's team, then `/auth/usermigrationinfo`.

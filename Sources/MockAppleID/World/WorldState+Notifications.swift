@@ -37,7 +37,7 @@ extension WorldState {
             case let .personaChanged(personaID, fields) where fields.contains("relayForwarding"):
                 guard let persona = persona(personaID) else { continue }
                 let relayGroups = consents.values.filter {
-                    $0.personaID == personaID && $0.emailChoice == .hide && $0.scopes.contains(.email)
+                    $0.personaID == personaID && $0.usesRelayAddress
                 }.map(\.groupID).sorted()
                 for groupID in relayGroups {
                     queue(persona.relayForwarding ? .emailEnabled : .emailDisabled, personaID: personaID, groupID: groupID, at: now, events: &events)

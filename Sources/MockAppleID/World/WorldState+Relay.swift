@@ -26,14 +26,17 @@ extension WorldState {
     func relayRecipient(_ address: String) -> RelayRecipient? {
         let wanted = address.lowercased()
         guard wanted.hasSuffix("@" + AppleIdentifiers.relayDomain) else { return nil }
-        for consent in consents.values where consent.emailChoice == .hide && consent.scopes.contains(.email) {
-            guard !deletedAccounts.contains(consent.personaID), let teamID = directory.groups[consent.groupID]?.teamID else { continue }
+        for consent in relayConsents {
+            guard let teamID = directory.groups[consent.groupID]?.teamID else { continue }
             if relayAddress(personaID: consent.personaID, teamID: teamID) == wanted {
                 return RelayRecipient(address: wanted, personaID: consent.personaID, teamID: teamID)
             }
         }
         return nil
     }
+
+    /// The consents that keep a relay address in use: they hide the email, and the account exists.
+    private var relayConsents: [Consent] { consents.values.filter { $0.usesRelayAddress && !deletedAccounts.contains($0.personaID) } }
 
     /// The persona's relay address under `teamID`.
     public func relayAddress(personaID: String, teamID: String) -> String {
@@ -105,8 +108,10 @@ extension WorldState {
     }
 
     /// Empties every relay inbox.
-    mutating func clearRelayInboxes(events: inout [DomainEvent]) {
-        events.append(.relayInboxesCleared(count: relay.clear()))
+    mutating func clearRelayInboxes(events: inout [DomainEvent]) -> Int {
+        let count = relay.clear()
+        events.append(.relayInboxesCleared(count: count))
+        return count
     }
 }
 
@@ -114,8 +119,7 @@ extension WorldState {
     /// Every relay address in use (a persona hides their email from an app group of the team), by address.
     public var relayAddressesInUse: [RelayAddress] {
         var seen = Set<String>()
-        return consents.values.filter { $0.emailChoice == .hide && $0.scopes.contains(.email) && !deletedAccounts.contains($0.personaID) }
-            .compactMap { consent -> RelayAddress? in
+        return relayConsents.compactMap { consent -> RelayAddress? in
                 guard let teamID = directory.groups[consent.groupID]?.teamID, let persona = persona(consent.personaID) else { return nil }
                 let address = relayAddress(personaID: consent.personaID, teamID: teamID)
                 guard seen.insert(address).inserted else { return nil }

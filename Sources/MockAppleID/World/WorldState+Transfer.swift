@@ -65,7 +65,7 @@ extension WorldState {
                     throw AppleError(.invalidRequest, reason: "persona \(personaID) revoked access to \(transfer.groupID) or deleted the account")
                 }
                 var members: [(String, JSONValue)] = [("sub", .string(subject(personaID: personaID, teamID: teamID)))]
-                if consent.emailChoice == .hide, consent.scopes.contains(.email), persona(personaID)?.email != nil {
+                if consent.usesRelayAddress, persona(personaID)?.email != nil {
                     members += [("email", .string(relayAddress(personaID: personaID, teamID: teamID))), ("is_private_email", .bool(true))]
                 }
                 return .object(members)

@@ -14,9 +14,7 @@ extension AdminRoutes {
                 messages: provider.relayMessages(personaID: query.get("persona"), address: query.get("address"))))
         }
         admin.delete("relay/messages") { _, _ in
-            let count = provider.relayMessages().count
-            provider.clearRelayInboxes()
-            return AdminResponse.json(JSONValue.object([("cleared", .int(Int64(count)))]))
+            AdminResponse.json(JSONValue.object([("cleared", .int(Int64(provider.clearRelayInboxes())))]))
         }
         admin.get("relay/addresses") { _, _ in try AdminResponse.json(RelayAddressesView(addresses: provider.relayAddresses())) }
         admin.get("relay/inbox") { request, _ in

@@ -47,16 +47,8 @@ struct NotificationSender: Sendable {
     /// One attempt, answer body included, within the attempt timeout (async-http-client's deadline
     /// ends once the answer's head arrives, so a receiver that stalls its body is cut off here).
     private func post(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {
-        await withTaskGroup(of: DeliveryOutcome?.self) { group in
-            group.addTask { await attempt(outgoing, with: http) }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(outgoing.timeout))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .unreachable("timed out after \(outgoing.timeout) s")
-        }
+        await withDeadline(.seconds(outgoing.timeout)) { await attempt(outgoing, with: http) }
+            ?? .unreachable("timed out after \(outgoing.timeout) s")
     }
 
     private func attempt(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {

@@ -31,18 +31,9 @@ struct RelayForwarder: Sendable {
 
     private func forward(_ message: RelayMessage) async -> String {
         guard let recipient = message.forwardTo else { return "not forwarded: the persona has no address of their own" }
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                do { return try await converse(message, recipient: recipient) } catch { return "failed: \(error)" }
-            }
-            group.addTask {
-                try? await Task.sleep(for: Self.timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? "failed: no answer within \(Self.timeout)"
-        }
+        return await withDeadline(Self.timeout) {
+            do { return try await converse(message, recipient: recipient) } catch { return "failed: \(error)" }
+        } ?? "failed: no answer within \(Self.timeout)"
     }
 
     private func converse(_ message: RelayMessage, recipient: String) async throws -> String {

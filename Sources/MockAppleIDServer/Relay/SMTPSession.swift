@@ -152,8 +152,7 @@ struct SMTPSession {
         defer { message = [] }
         if let failure = messageFailure { return Response(lines: [failure]) }
         let outcome = relay.deliverRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
-        if let first = outcome.delivered.first { return Response(lines: ["250 2.0.0 OK: queued as \(first.id)"]) }
-        return Response(lines: [outcome.refused.first?.reply ?? "554 5.5.1 No valid recipients"])
+        return Response(lines: [outcome.reply])
     }
 
     /// Counts a bad command; too many and the relay hangs up.
