@@ -19,6 +19,8 @@ let package = Package(
         // Already in Hummingbird's graph; named so that HTTP field names and graceful shutdown can be used.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in Hummingbird's graph; its HTTP parts are what the connection guard sees.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Outbound HTTP: notifications to relying parties, and the CLI driving a running server's admin API.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -40,6 +42,7 @@ let package = Package(
             dependencies: [
                 "MockAppleID",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -48,6 +51,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The private relay's SMTP listener and its upstream forwarding.
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // Helpers for Swift test suites that start the server in-process.

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MockAppleID
 import ServiceLifecycle
@@ -35,10 +36,13 @@ public struct MockAppleIDServer: Service {
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        AppleRoutes(provider: provider, configuration: configuration).register(on: router)
-        AdminRoutes(provider: provider, configuration: configuration).register(on: router)
+    public func makeRouter() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let table = RouteTable()
+        router.add(middleware: MethodNotAllowedMiddleware(table: table))
+        let recording = RecordingRouter(router: router, table: table)
+        AppleRoutes(provider: provider, configuration: configuration).register(on: recording)
+        AdminRoutes(provider: provider, configuration: configuration).register(on: recording)
         return router
     }
 
@@ -52,7 +56,10 @@ public struct MockAppleIDServer: Service {
         let onRunning = self.onRunning
         return Application(
             router: makeRouter(),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port)),
+            server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 await onRunning(RunningServer(host: host, port: port, publicBaseURL: publicBaseURL, smtpPort: smtpPort))
@@ -64,6 +71,9 @@ public struct MockAppleIDServer: Service {
     /// notification sender and, when configured, the relay's SMTP listener and upstream forwarding
     /// run beside the HTTP listener and stop with it.
     public func run() async throws {
+        if !ReturnURLPolicy.isLoopback(configuration.host) {
+            logger.warning("listening on \(configuration.host), reachable from other hosts; the admin API \(configuration.adminToken == nil ? "answers loopback clients only (set an admin token to open it)" : "answers any client with the admin token")")
+        }
         var smtp: SMTPListener?
         if let port = configuration.smtpPort {
             smtp = try await SMTPListener.bind(provider: provider, host: configuration.host, port: port,
@@ -77,7 +87,9 @@ public struct MockAppleIDServer: Service {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await application.run() }
             group.addTask { await ClockDriver(clock: clock).run() }
-            group.addTask { await RequestLog(events: events, logger: logger).run() }
+            if configuration.accessLog || logger.logLevel <= .debug {
+                group.addTask { await RequestLog(events: events, logger: logger, accessLog: configuration.accessLog).run() }
+            }
             group.addTask { [provider] in await NotificationSender(provider: provider, logger: logger).run() }
             if let smtp { group.addTask { await smtp.run() } }
             if let upstream = configuration.relayForward {
@@ -91,10 +103,14 @@ public struct MockAppleIDServer: Service {
     }
 
     /// A service group running this server: `run()` it, and end it with `triggerGracefulShutdown()`.
-    /// With `handlesSignals`, SIGINT and SIGTERM end it too.
+    /// With `handlesSignals`, SIGINT and SIGTERM end it too. Graceful shutdown lasts at most
+    /// ``ConnectionLimits/shutdownTimeout`` seconds; connections still open then are cut.
     public func makeServiceGroup(handlesSignals: Bool = false) -> ServiceGroup {
-        ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [self], gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger))
+        var group = ServiceGroupConfiguration(
+            services: [self], gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(configuration.connections.shutdownTimeout)
+        group.maximumCancellationDuration = .seconds(configuration.connections.shutdownTimeout)
+        return ServiceGroup(configuration: group)
     }
 }
 

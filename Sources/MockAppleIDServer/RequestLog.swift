@@ -1,12 +1,14 @@
 import Logging
 import MockAppleID
 
-/// Writes each Apple-endpoint request of the event log to the server's log: `info` when it
-/// succeeded, `notice` with Apple's error code and the real reason when it failed. A reader of the
-/// event log, like the journal; it ends when its task is cancelled.
+/// Writes each Apple-endpoint request of the event log to the server's log. As an access log: `info`
+/// when it succeeded, `notice` with Apple's error code and the real reason when it failed. Otherwise
+/// every line is `debug`, so the default level costs nothing per request (the journal keeps the
+/// reasons). A reader of the event log, like the journal; it ends when its task is cancelled.
 struct RequestLog: Sendable {
     let events: EventLog
     let logger: Logger
+    let accessLog: Bool
 
     func run() async {
         for await recorded in events.subscribe() {
@@ -15,13 +17,9 @@ struct RequestLog: Sendable {
                 "endpoint": .string(record.endpoint), "client_id": .string(record.clientID ?? "-"),
                 "status": .stringConvertible(record.status), "via": .string(record.via.rawValue),
             ]
-            if let error = record.error {
-                logger.notice("\(error): \(record.reason)", metadata: metadata)
-            } else if record.status >= 400 {
-                logger.notice("\(record.reason)", metadata: metadata)
-            } else {
-                logger.info("\(record.reason)", metadata: metadata)
-            }
+            let failed = record.error != nil || record.status >= 400
+            let level: Logger.Level = accessLog ? (failed ? .notice : .info) : .debug
+            logger.log(level: level, "\(record.error.map { "\($0): " } ?? "")\(record.reason)", metadata: metadata)
         }
     }
 }

@@ -13,6 +13,12 @@ public struct ServerConfiguration: Sendable {
     /// Largest request body accepted; larger ones get Apple's `invalid_request`.
     public var maxBodySize: Int = 64 * 1024
     public var logLevel: Logger.Level = .info
+    /// Log every Apple-endpoint request at `info` (failures at `notice`); otherwise they are logged at `debug`.
+    public var accessLog = false
+    /// The Bearer token the admin API requires of every client; nil (the default) admits loopback clients only.
+    public var adminToken: String?
+    /// Timeouts and the connection cap of the HTTP listener.
+    public var connections = ConnectionLimits()
     /// Port of the private relay's SMTP listener (on ``host``); nil runs none, 0 picks a free one
     /// (see ``RunningServer/smtpPort``).
     public var smtpPort: Int?

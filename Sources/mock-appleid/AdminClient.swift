@@ -9,6 +9,8 @@ import NIOHTTP1
 struct AdminClient {
     /// The server's base URL, without a trailing slash.
     let baseURL: String
+    /// Sent as `Authorization: Bearer …` when the server requires it.
+    let token: String?
     private let http: HTTPClient
 
     /// How long one admin call may take, answer included.
@@ -20,14 +22,14 @@ struct AdminClient {
 
     /// Runs `body` with a client for the server at `url` (`http://HOST:PORT`, optionally with a path
     /// prefix), then closes the client's connections.
-    static func with<Result>(url: String, _ body: (AdminClient) async throws -> Result) async throws -> Result {
+    static func with<Result>(url: String, token: String? = nil, _ body: (AdminClient) async throws -> Result) async throws -> Result {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
               !(parsed.host ?? "").isEmpty, parsed.query == nil
         else { throw CommandError("--url must be the server's base URL, such as http://127.0.0.1:8080; got \"\(url)\"") }
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: connectTimeout, read: timeout))
         configuration.connectionPool.retryConnectionEstablishment = false
-        let client = AdminClient(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url,
+        let client = AdminClient(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, token: token,
                                  http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
         let result: Result
         do { result = try await body(client) } catch {
@@ -57,6 +59,7 @@ struct AdminClient {
     func send(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
         var request = HTTPClientRequest(url: "\(baseURL)/__admin/\(path)")
         request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body.data))

@@ -45,7 +45,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             let loaded = try ScenarioFile.read(file)
             guard !loaded.scenario.timeline.steps.isEmpty else { throw CommandError("\(file): the scenario has no timeline to run") }
             let outcomes = if let url {
-                try await AdminClient.with(url: url) { try await Self.drive($0, loaded, reset: reset) }
+                try await AdminClient.with(url: url, token: ProcessInfo.processInfo.environment["MOCK_APPLEID_ADMIN_TOKEN"]) { try await Self.drive($0, loaded, reset: reset) }
             } else {
                 try await Self.runLocally(loaded.scenario, port: port ?? 0)
             }

@@ -22,6 +22,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "HOST:PORT of an SMTP server (a mail catcher) every message the relay takes is forwarded to, to the persona's own address.")
     var relayForward: String?
 
+    @Flag(help: "Log every request to Apple's endpoints (otherwise only at --log-level debug); the journal keeps them either way.")
+    var accessLog = false
+    @Option(help: "Open the admin API to every client that sends Authorization: Bearer TOKEN (without it, loopback clients only).")
+    var adminToken: String?
+    @Option(help: "Seconds a keep-alive connection may wait for its next request.") var idleTimeout = ConnectionLimits().idleTimeout
+    @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
+    @Option(help: "Seconds from the end of a request's headers to the end of its body.") var bodyTimeout = ConnectionLimits().bodyTimeout
+    @Option(help: "HTTP connections served at once; more wait until one closes.") var maxConnections = ConnectionLimits().maxConnections
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
@@ -47,12 +56,37 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
         configuration.smtpPort = smtpPort
+        configuration.connections = try connectionLimits()
+        configuration.accessLog = accessLog
+        if let adminToken {
+            guard (16...256).contains(adminToken.utf8.count), adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw ValidationError("--admin-token must be 16 to 256 printable ASCII characters without spaces")
+            }
+            configuration.adminToken = adminToken
+        }
         configuration.relayForward = upstream
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
-            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward).text
+            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
+                                        adminTokenRequired: adminToken != nil).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
         try await server.makeServiceGroup(handlesSignals: true).run()
+    }
+
+    private func connectionLimits() throws -> ConnectionLimits {
+        var limits = ConnectionLimits()
+        for (flag, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout)]
+        where !ConnectionLimits.timeoutRange.contains(value) {
+            throw ValidationError("\(flag) must be \(ConnectionLimits.timeoutRange.lowerBound)...\(ConnectionLimits.timeoutRange.upperBound) seconds")
+        }
+        guard ConnectionLimits.connectionRange.contains(maxConnections) else {
+            throw ValidationError("--max-connections must be \(ConnectionLimits.connectionRange.lowerBound)...\(ConnectionLimits.connectionRange.upperBound)")
+        }
+        limits.idleTimeout = idleTimeout
+        limits.headerTimeout = headerTimeout
+        limits.bodyTimeout = bodyTimeout
+        limits.maxConnections = maxConnections
+        return limits
     }
 }

@@ -9,8 +9,13 @@ struct ServerURLOption: ParsableArguments {
     @Option(help: "Base URL of the running server (default: $MOCK_APPLEID_URL, else \(ServerURLOption.defaultURL)).")
     var url: String?
 
+    @Option(help: "The server's admin token, when it was started with --admin-token (default: $MOCK_APPLEID_ADMIN_TOKEN).")
+    var adminToken: String?
+
     /// Runs `body` with a client for the chosen server.
     func withClient<Result>(_ body: (AdminClient) async throws -> Result) async throws -> Result {
-        try await AdminClient.with(url: url ?? ProcessInfo.processInfo.environment["MOCK_APPLEID_URL"] ?? Self.defaultURL, body)
+        let environment = ProcessInfo.processInfo.environment
+        return try await AdminClient.with(url: url ?? environment["MOCK_APPLEID_URL"] ?? Self.defaultURL,
+                                          token: adminToken ?? environment["MOCK_APPLEID_ADMIN_TOKEN"], body)
     }
 }

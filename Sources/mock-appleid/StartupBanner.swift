@@ -9,6 +9,8 @@ struct StartupBanner {
     let running: RunningServer
     let scenarioSource: String
     let relayForward: String?
+    /// Whether the admin API requires a Bearer token (`--admin-token`).
+    let adminTokenRequired: Bool
 
     var text: String {
         do {
@@ -18,8 +20,13 @@ struct StartupBanner {
                 "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
-                "  admin API:   \(base)/__admin/health",
+                "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
+            if !ReturnURLPolicy.isLoopback(running.host) {
+                lines.append(adminTokenRequired
+                    ? "  WARNING: listening on \(running.host): every host that can reach it and has the admin token controls this server"
+                    : "  WARNING: listening on \(running.host): other hosts can sign in here; the admin API still answers loopback clients only (--admin-token opens it)")
+            }
             if let smtpPort = running.smtpPort {
                 lines.append("  SMTP relay:  \(running.host):\(smtpPort) (mail to relay addresses; inboxes at \(base)/__admin/relay/inbox)")
                 if let relayForward { lines.append("  forwarding:  every relayed message to \(relayForward)") }

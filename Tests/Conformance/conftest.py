@@ -17,4 +17,4 @@ def fresh_state(request):
     """Every test that uses the shared server starts from the scenario's initial state."""
     if "base_url" in request.fixturenames:
         base_url = request.getfixturevalue("base_url")
-        assert requests.post(f"{base_url}/__admin/reset", timeout=10).status_code == 200
+        assert requests.post(f"{base_url}/__admin/reset", json={}, timeout=10).status_code == 200

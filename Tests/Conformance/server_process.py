@@ -35,8 +35,11 @@ def run_cli(*arguments, cwd=None, env=None) -> subprocess.CompletedProcess:
 
 
 class Server(str):
-    """A running server's base URL, with the banner `serve` printed (`.banner`)."""
+    """A running server's base URL, with the banner `serve` printed (`.banner`) and the file its log
+    (standard error) goes to (`.log_path`)."""
     banner: str
+    log_path: pathlib.Path
+    process: subprocess.Popen
 
 
 @contextlib.contextmanager
@@ -61,6 +64,8 @@ def serving(*arguments):
             continue
     server = Server(re.match(r"mock-appleid listening on (http://\S+)", banner[0]).group(1))
     server.banner = "\n".join(banner)
+    server.log_path = pathlib.Path(log.name)
+    server.process = process
     try:
         yield server
     finally:

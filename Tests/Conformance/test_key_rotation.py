@@ -20,13 +20,13 @@ def published_kids(base_url) -> list:
 
 
 def activate(base_url, kid) -> dict:
-    response = requests.post(f"{base_url}/__admin/keys/{kid}/activate", timeout=10)
+    response = requests.post(f"{base_url}/__admin/keys/{kid}/activate", json={}, timeout=10)
     assert response.status_code == 200, response.text
     return response.json()
 
 
 def retire(base_url, kid) -> requests.Response:
-    return requests.post(f"{base_url}/__admin/keys/{kid}/retire", timeout=10)
+    return requests.post(f"{base_url}/__admin/keys/{kid}/retire", json={}, timeout=10)
 
 
 def other_published_kid(base_url) -> str:
@@ -97,7 +97,7 @@ def test_reset_restores_the_scenario_keys(base_url):
     scenario = admin_keys(base_url)
     requests.post(f"{base_url}/__admin/keys", json={"kid": "newKid02", "generate": True, "activate": True}, timeout=10)
     assert admin_keys(base_url)["active"] == "newKid02"
-    assert requests.post(f"{base_url}/__admin/reset", timeout=10).status_code == 200
+    assert requests.post(f"{base_url}/__admin/reset", json={}, timeout=10).status_code == 200
     assert admin_keys(base_url) == scenario
     assert kid_of(token(base_url)) == scenario["active"]
 

@@ -146,7 +146,7 @@ def test_account_deletion_and_forwarding_events_carry_what_apple_sends(base_url)
         relay = id_token_claims(base_url, "john")["email"]  # john hides his email
         patched = requests.patch(f"{base_url}/__admin/personas/john", json={"relayForwarding": False}, timeout=10)
         assert patched.status_code == 200 and patched.json()["relayForwarding"] is False
-        assert requests.post(f"{base_url}/__admin/personas/john/delete-account", timeout=10).status_code == 200
+        assert requests.post(f"{base_url}/__admin/personas/john/delete-account", json={}, timeout=10).status_code == 200
         wait_for(lambda: len(receiver.accepted) == 2, "two notifications")
         events = sorted((verified(base_url, body)[1] for body in receiver.accepted), key=lambda e: e["type"])
         assert [e["type"] for e in events] == ["account-delete", "email-disabled"]
@@ -189,7 +189,7 @@ def test_refused_connections_keep_the_event_until_an_admin_retry(base_url):
     [delivery] = deliveries(base_url)
     assert delivery["status"] == "pending" and not delivery["attempts"][0]["succeeded"]
     with receiving(port=port) as receiver:
-        retried = requests.post(f"{base_url}/__admin/notifications/retry", timeout=10)
+        retried = requests.post(f"{base_url}/__admin/notifications/retry", json={}, timeout=10)
         assert retried.json() == {"retried": 1}
         wait_for(lambda: receiver.accepted, "the retried delivery")
         assert verified(base_url, receiver.accepted[0])[0]["jti"] == sent

@@ -38,7 +38,7 @@ def relay(tmp_path_factory):
 def reset_relay(request):
     if "relay" in request.fixturenames:
         base_url, _ = request.getfixturevalue("relay")
-        assert requests.post(f"{base_url}/__admin/reset", timeout=10).status_code == 200
+        assert requests.post(f"{base_url}/__admin/reset", json={}, timeout=10).status_code == 200
 
 
 def smtp_port(server) -> int:

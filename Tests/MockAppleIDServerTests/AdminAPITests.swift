@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockAppleID
-import MockAppleIDServer
+import NIOCore
+@testable import MockAppleIDServer
 import Testing
 
 /// The admin API under /__admin.
@@ -20,7 +21,8 @@ struct AdminAPITests {
                 #expect(response.json?["scenario"] == .string("default"))
             }
             _ = try await TokenEndpointTests.code(client)
-            try await client.execute(uri: "/__admin/reset", method: .post) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/__admin/reset", method: .post) { #expect($0.status == .unsupportedMediaType) }
+            try await client.execute(uri: "/__admin/reset", method: .post, headers: Self.json) { #expect($0.status == .ok) }
             #expect(provider.journal.entries().isEmpty)
             #expect(await provider.consent(personaID: "jane", clientID: Harness.webClient) == nil)
         }
@@ -170,6 +172,37 @@ struct AdminAPITests {
             try await client.execute(uri: "/__admin/journal?after=2", method: .get) { response in
                 #expect(response.json?["entries"] == .array([]))
             }
+        }
+    }
+}
+
+@Suite("routing and admin access")
+struct RoutingTests {
+    @Test("a wrong method gets 405 with Allow naming the path's methods; HEAD answers like GET without a body")
+    func methods() async throws {
+        try await Harness.withRouter(try Harness.provider()) { client in
+            try await client.execute(uri: "/auth/revoke", method: .get) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "POST")
+            }
+            try await client.execute(uri: "/__admin/personas/jane", method: .put) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(Set((response.headers[.allow] ?? "").split(separator: ", ").map(String.init)) == ["GET", "HEAD", "PATCH"])
+            }
+            try await client.execute(uri: "/__admin/personas/jane/extra", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/auth/keys", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 0)
+                #expect(Int(response.headers[.contentLength] ?? "") ?? 0 > 100)
+            }
+        }
+    }
+
+    @Test("loopback addresses are told from others, IPv4, IPv6 and IPv4-mapped")
+    func loopback() throws {
+        for (address, expected) in [("127.0.0.1", true), ("127.8.9.10", true), ("::1", true), ("::ffff:127.0.0.1", true),
+                                    ("10.0.0.1", false), ("::ffff:10.0.0.1", false), ("2001:db8::1", false), ("128.0.0.1", false)] {
+            #expect(try SocketAddress(ipAddress: address, port: 1).isLoopback == expected, "\(address)")
         }
     }
 }

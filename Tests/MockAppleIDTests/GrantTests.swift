@@ -16,7 +16,7 @@ struct GrantTests {
         #expect(body["access_token"]?.stringValue?.wholeMatch(of: /a[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
         #expect(body["refresh_token"]?.stringValue?.wholeMatch(of: /r[0-9a-f]{32}\.0\.[a-z]{4}\.[A-Za-z0-9_-]{22}/) != nil)
         #expect(body["id_token"] != nil)
-        guard case let .object(members) = body else { return }
+        guard case let .object(members) = body else { Issue.record("the token answer is not a JSON object"); return }
         #expect(members.map(\.0) == ["access_token", "token_type", "expires_in", "refresh_token", "id_token"])
     }
 
@@ -33,6 +33,24 @@ struct GrantTests {
             "refresh_token": first["refresh_token"]!.stringValue!,
         ]))
         #expect(refresh.failure == nil)
+    }
+
+    @Test("a persona and client keep refreshTokensPerClient refresh tokens; one more revokes the oldest")
+    func refreshTokenCap() async throws {
+        let provider = try Fixtures.provider { $0.settings.refreshTokensPerClient = 2 }
+        var tokens: [String] = []
+        for _ in 0..<3 {
+            let code = try await provider.signIn("jane")["code"]!
+            tokens.append(try #require(try provider.exchange(code).get()["refresh_token"]?.stringValue))
+        }
+        func refresh(_ token: String) -> AppleError? {
+            provider.tokenResult(Fixtures.form([
+                "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token", "refresh_token": token,
+            ])).failure
+        }
+        #expect(refresh(tokens[0])?.code == .invalidGrant)
+        #expect(refresh(tokens[1]) == nil)
+        #expect(refresh(tokens[2]) == nil)
     }
 
     @Test("codes live 300 s on the provider's clock")

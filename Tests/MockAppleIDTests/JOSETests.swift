@@ -6,6 +6,20 @@ import Testing
 struct JOSETests {
     let key = try! SigningKey(kid: "mRS2bT4nWz", algorithm: .rs256, pem: Fixtures.file("Keys/signing-mRS2bT4nWz.pem"))
 
+    @Test("a compact JWS over 8 KB is refused before it is split; JSON nested past the limit is not parsed")
+    func boundedParsing() throws {
+        let long = String(repeating: "a", count: CompactJWS.maxLength + 1)
+        #expect(throws: CompactJWS.ParseError.tooLong(CompactJWS.maxLength + 1)) { try CompactJWS(compact: long) }
+        let deep = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
+        #expect(JSONValue.parse(Data(deep.utf8)) == nil)
+        let limit = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
+        #expect(JSONValue.parse(Data(limit.utf8)) != nil)
+        let bracketsInText = #"{"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"[[[["}"#
+        #expect(JSONValue.parse(Data(bracketsInText.utf8))?["a"] != nil)
+        let nestedHeader = Base64URL.encode(Data((String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40)).utf8))
+        #expect(throws: CompactJWS.ParseError.notJSONObject(part: "header")) { try CompactJWS(compact: nestedHeader + ".e30.c2ln") }
+    }
+
     @Test("RS256 JWS matches openssl's signature byte for byte")
     func rs256KnownAnswer() throws {
         // openssl dgst -sha256 -sign Keys/signing-mRS2bT4nWz.pem over the signing input below.

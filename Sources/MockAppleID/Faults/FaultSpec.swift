@@ -10,13 +10,15 @@ extension Fault {
         "token-server-error", "token-delay", "token-error", "keys-unavailable", "keys-delay",
     ] + IdentityTokenFault.allCases.map(\.specName)
 
+    /// The members a fault description may have.
+    public static let specFields = ["fault", "status", "seconds", "error", "clientID", "count", "always"]
+
     /// Reads `{"fault": name, "status"?, "seconds"?, "error"?, "clientID"?, "count"?, "always"?}`:
     /// `count` (default 1) matching requests, or every one while `always` is true.
     public init(spec: JSONValue) throws(FaultSpecError) {
         guard case let .object(members) = spec else { throw FaultSpecError("a fault must be an object with a \"fault\" name") }
-        let allowed = ["fault", "status", "seconds", "error", "clientID", "count", "always"]
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            throw FaultSpecError("unknown fault field \"\(unknown.0)\"; expected: \(allowed.joined(separator: ", "))")
+        if let unknown = members.first(where: { !Self.specFields.contains($0.0) }) {
+            throw FaultSpecError("unknown fault field \"\(unknown.0)\"; expected: \(Self.specFields.joined(separator: ", "))")
         }
         guard let name = spec["fault"]?.stringValue else {
             throw FaultSpecError("\"fault\" must name the fault: \(Self.kindNames.joined(separator: ", "))")

@@ -27,12 +27,14 @@ public struct CompactJWS: Sendable {
 
     /// Why text is not a compact JWS with JSON header and payload.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case tooLong(Int)
         case notThreeParts(Int)
         case notBase64URL(part: String)
         case notJSONObject(part: String)
 
         public var description: String {
             switch self {
+            case let .tooLong(length): return "not a compact JWS: \(length) bytes, more than the \(CompactJWS.maxLength) accepted"
             case let .notThreeParts(count): return "not a compact JWS: \(count) dot-separated part(s) instead of 3"
             case let .notBase64URL(part): return "the JWS \(part) is not base64url"
             case let .notJSONObject(part): return "the JWS \(part) is not a JSON object"
@@ -40,8 +42,13 @@ public struct CompactJWS: Sendable {
         }
     }
 
-    /// Splits and decodes `compact`; throws ``ParseError`` for anything malformed.
+    /// The longest compact JWS read (Apple's tokens and client secrets are well under 2 KB); anything
+    /// longer is refused before it is split or decoded.
+    public static let maxLength = 8 * 1024
+
+    /// Splits and decodes `compact`; throws ``ParseError`` for anything malformed or over ``maxLength``.
     public init(compact: String) throws(ParseError) {
+        guard compact.utf8.count <= Self.maxLength else { throw .tooLong(compact.utf8.count) }
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .notThreeParts(parts.count) }
         guard let headerBytes = Base64URL.decode(parts[0]) else { throw .notBase64URL(part: "header") }

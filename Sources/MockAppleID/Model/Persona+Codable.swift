@@ -1,9 +1,12 @@
 /// JSON form of a persona for the admin API: every field but `id` may be left out and takes the
 /// scenario default; `realUserStatus` is a name (`likelyReal`) or Apple's number.
 extension Persona {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified, relayForwarding
     }
+
+    /// The members the JSON form may have.
+    public static let fieldNames = CodingKeys.allCases.map(\.rawValue)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

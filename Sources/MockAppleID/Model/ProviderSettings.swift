@@ -16,6 +16,11 @@ public struct ProviderSettings: Sendable, Equatable {
     public var clientSecretIssuedAtTolerance: TimeInterval = 60
     /// The longest a client secret may still have to live (`exp - now`), Apple's 15,777,000 s.
     public var clientSecretMaxLifetime: TimeInterval = 15_777_000
+    /// Refresh tokens kept per persona and client; issuing one more revokes the oldest (Apple
+    /// documents no such limit; this one keeps memory flat when a test signs in without end).
+    public var refreshTokensPerClient: Int = 100
+    /// The range ``refreshTokensPerClient`` must fall in.
+    public static let refreshTokensPerClientRange = 1...100_000
     /// List `/auth/keys` in a different order on each fetch, as Apple's does (an RP that takes `keys[0]` fails).
     public var shuffleJWKS: Bool = false
     /// How identity tokens are shaped.

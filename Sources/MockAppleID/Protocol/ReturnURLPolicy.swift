@@ -28,7 +28,8 @@ public struct ReturnURLPolicy: Sendable {
         return nil
     }
 
-    static func isLoopback(_ host: String) -> Bool {
+    /// Whether `host` (a name or an IP address, IPv6 with or without brackets) is this machine's loopback.
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" || host == "::1"
             || (isIPAddress(host) && host.hasPrefix("127."))
     }

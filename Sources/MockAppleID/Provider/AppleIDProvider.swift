@@ -54,7 +54,8 @@ public final class AppleIDProvider: Sendable {
     }
 
     var grantLimits: GrantLimits {
-        GrantLimits(codeLifetime: settings.codeLifetime, accessTokenLifetime: settings.accessTokenLifetime)
+        GrantLimits(codeLifetime: settings.codeLifetime, accessTokenLifetime: settings.accessTokenLifetime,
+                    refreshTokensPerClient: settings.refreshTokensPerClient)
     }
 
     /// Signs identity-token claims with the active key, broken as `fault` says.

@@ -121,6 +121,9 @@ private struct ScenarioReader {
             settings.clientSecretIssuedAtTolerance = try seconds(value, allowZero: true)
         }
         if let value = map.optional("codeLifetime") { settings.codeLifetime = try seconds(value, allowZero: false) }
+        if let value = map.optional("refreshTokensPerClient") {
+            settings.refreshTokensPerClient = try value.integer(in: ProviderSettings.refreshTokensPerClientRange)
+        }
         if let value = map.optional("accessTokenLifetime") {
             settings.accessTokenLifetime = try seconds(value, allowZero: false)
         }

@@ -22,6 +22,7 @@ public enum ScenarioSchema {
         ("settings", "codeLifetime", "seconds", "no", "`300`"),
         ("settings", "accessTokenLifetime", "seconds", "no", "`3600`"),
         ("settings", "shuffleJWKS", "boolean", "no", "`false`"),
+        ("settings", "refreshTokensPerClient", "whole number 1–100000", "no", "`100`"),
         ("claims", "booleans", "`boolean` | `string` | `mixed`", "no", "`boolean`"),
         ("claims", "idTokenLifetime", "seconds", "no", "`86400`"),
         ("claims", "emittedTimeSkew", "seconds", "no", "`0`"),

@@ -154,9 +154,37 @@ extension JSONValue: Decodable {
         }
     }
 
-    /// Parses JSON text; nil when it is not JSON. Object members come back in no particular order.
-    public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+    /// The deepest nesting ``parse(_:maxDepth:)`` accepts by default.
+    public static let defaultMaxDepth = 32
+
+    /// Parses JSON text; nil when it is not JSON or nests arrays and objects deeper than `maxDepth`
+    /// (checked in one pass before decoding, so deep input costs no more than its length). Object
+    /// members come back in no particular order.
+    public static func parse(_ data: Data, maxDepth: Int = defaultMaxDepth) -> JSONValue? {
+        guard nestingDepth(of: data, limit: maxDepth) != nil else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The deepest nesting of brackets and braces outside strings, or nil once it passes `limit`.
+    private static func nestingDepth(of data: Data, limit: Int) -> Int? {
+        var depth = 0, deepest = 0
+        var inString = false, escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                guard depth <= limit else { return nil }
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     private struct AnyKey: CodingKey {

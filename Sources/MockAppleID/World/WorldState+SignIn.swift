@@ -67,6 +67,13 @@ struct IssuedTokens: Sendable {
 struct GrantLimits: Sendable {
     let codeLifetime: TimeInterval
     let accessTokenLifetime: TimeInterval
+    let refreshTokensPerClient: Int
+}
+
+/// Whose refresh tokens count together towards ``GrantLimits/refreshTokensPerClient``.
+struct RefreshTokenOwner: Hashable, Sendable, Codable {
+    let consent: ConsentKey
+    let clientID: String
 }
 
 /// `token_type_hint` of `/auth/revoke`.
@@ -133,8 +140,8 @@ extension WorldState {
         }
         issued.redeemed = true
         codes[request.code] = issued
-        refreshGrants[tokens.refreshToken] = RefreshGrant(
-            token: tokens.refreshToken, clientID: issued.clientID, consent: issued.consent, authTime: issued.authTime)
+        keepRefreshGrant(RefreshGrant(token: tokens.refreshToken, clientID: issued.clientID, consent: issued.consent,
+                                      authTime: issued.authTime), limit: limits.refreshTokensPerClient)
         accessGrants[tokens.accessToken] = AccessGrant(
             token: tokens.accessToken, clientID: issued.clientID, consent: issued.consent,
             expiresAt: now.addingTimeInterval(limits.accessTokenLifetime))
@@ -227,8 +234,19 @@ extension WorldState {
         consents[key] = nil
         codes = codes.filter { $0.value.consent != key }
         refreshGrants = refreshGrants.filter { $0.value.consent != key }
+        refreshTokensByOwner = refreshTokensByOwner.filter { $0.key.consent != key }
         accessGrants = accessGrants.filter { $0.value.consent != key }
         events.append(.consentRevoked(personaID: key.personaID, groupID: key.groupID, cause: cause))
+    }
+
+    /// Holds `grant`; when its persona and client then hold more than `limit`, the oldest are revoked.
+    private mutating func keepRefreshGrant(_ grant: RefreshGrant, limit: Int) {
+        refreshGrants[grant.token] = grant
+        let owner = RefreshTokenOwner(consent: grant.consent, clientID: grant.clientID)
+        refreshTokensByOwner[owner, default: []].append(grant.token)
+        guard let held = refreshTokensByOwner[owner], held.count > limit else { return }
+        for token in held.prefix(held.count - limit) { refreshGrants[token] = nil }
+        refreshTokensByOwner[owner] = Array(held.suffix(limit))
     }
 
     /// Once many are held, drops codes and access tokens that can no longer be used (an expired

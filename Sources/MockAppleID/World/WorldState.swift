@@ -14,6 +14,8 @@ public struct WorldState: Sendable, Codable {
     var consents: [ConsentKey: Consent] = [:]
     var codes: [String: IssuedCode] = [:]
     var refreshGrants: [String: RefreshGrant] = [:]
+    /// Each persona and client's refresh tokens, oldest first.
+    var refreshTokensByOwner: [RefreshTokenOwner: [String]] = [:]
     var accessGrants: [String: AccessGrant] = [:]
     public internal(set) var autoApprove: AutoApprove?
     public internal(set) var keys: KeyRing

@@ -31,12 +31,15 @@ struct AdminError: Error, HTTPResponseError {
     let status: HTTPResponse.Status
     let code: String
     let message: String
+    var headers: HTTPFields = [:]
 
     static func badRequest(_ message: String) -> AdminError { AdminError(status: .badRequest, code: "bad_request", message: message) }
     static func notFound(_ message: String) -> AdminError { AdminError(status: .notFound, code: "not_found", message: message) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        AdminResponse.json(.object([("error", .string(code)), ("message", .string(message))]), status: status)
+        var response = AdminResponse.json(.object([("error", .string(code)), ("message", .string(message))]), status: status)
+        response.headers.append(contentsOf: headers)
+        return response
     }
 }
 
@@ -49,11 +52,7 @@ extension Request {
             throw AdminError.badRequest("body is larger than \(maxSize) bytes")
         }
         guard buffer.readableBytes > 0 else { return .object([]) }
-        let contentType = (headers[.contentType] ?? "").lowercased()
-        guard contentType.hasPrefix("application/json") else {
-            throw AdminError(status: .unsupportedMediaType, code: "unsupported_media_type",
-                             message: "admin request bodies must be Content-Type: application/json")
-        }
+        try requireJSONContentType()
         guard let value = JSONValue.parse(Data(buffer.readableBytesView)), case .object = value else {
             throw AdminError.badRequest("body must be a JSON object")
         }

@@ -3,7 +3,7 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerClock(on admin: RouterGroup<BasicRequestContext>) {
+    func registerClock(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("clock") { _, _ in try AdminResponse.json(ClockView(provider.clock)) }
         admin.post("clock") { request, _ in try await changeClock(request) }
     }
@@ -11,7 +11,7 @@ extension AdminRoutes {
     /// `{"set": ISO 8601 text or epoch seconds, "advance": seconds, "frozen": bool}`; any subset.
     /// Times outside 1970–9999 and advances beyond about 100 years are refused with a 400 naming the limit.
     private func changeClock(_ request: Request) async throws(AdminError) -> Response {
-        let body = try await body(request)
+        let body = try await body(request, allowing: ["set", "advance", "frozen"])
         let frozen = try body.flag("frozen")
         let advance = try body["advance"].map { (value: JSONValue) throws(AdminError) -> Double in
             guard let seconds = value.doubleValue else { throw AdminError.badRequest("advance must be a number of seconds") }

@@ -3,10 +3,10 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerFaults(on admin: RouterGroup<BasicRequestContext>) {
+    func registerFaults(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("faults") { _, _ in try AdminResponse.json(FaultsView(provider.faults())) }
         admin.post("faults") { request, _ in
-            let body = try await body(request)
+            let body = try await body(request, allowing: Fault.specFields)
             do throws(FaultSpecError) { try provider.queueFault(Fault(spec: body)) } catch {
                 throw AdminError.badRequest(error.description)
             }

@@ -3,25 +3,25 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerKeys(on admin: RouterGroup<BasicRequestContext>) {
+    func registerKeys(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("keys") { _, _ in try AdminResponse.json(KeysView(provider.keyRing())) }
         admin.post("keys") { request, _ in
-            let body = try await body(request)
+            let body = try await body(request, allowing: ["kid", "alg", "pem", "generate", "activate", "at"])
             let key = try newKey(body)
             try change(.add(key), at: try body.instant("at"))
             if try body.flag("activate") == true { try change(.activate(kid: key.kid), at: try body.instant("at")) }
             return try AdminResponse.json(KeysView(provider.keyRing()), status: .created)
         }
         admin.post("keys/{kid}/activate") { request, context in
-            try change(.activate(kid: context.parameters.get("kid") ?? ""), at: try await body(request).instant("at"))
+            try change(.activate(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
             return try AdminResponse.json(KeysView(provider.keyRing()))
         }
         admin.post("keys/{kid}/retire") { request, context in
-            try change(.retire(kid: context.parameters.get("kid") ?? ""), at: try await body(request).instant("at"))
+            try change(.retire(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
             return try AdminResponse.json(KeysView(provider.keyRing()))
         }
         admin.put("keys/shuffle") { request, _ in
-            guard let shuffled = try await body(request).flag("shuffled") else { throw AdminError.badRequest("shuffled must be true or false") }
+            guard let shuffled = try await body(request, allowing: ["shuffled"]).flag("shuffled") else { throw AdminError.badRequest("shuffled must be true or false") }
             provider.setJWKSShuffled(shuffled)
             return try AdminResponse.json(KeysView(provider.keyRing()))
         }

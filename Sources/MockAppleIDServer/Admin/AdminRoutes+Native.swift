@@ -4,9 +4,9 @@ import MockAppleID
 
 extension AdminRoutes {
     /// `POST /__admin/native-sign-in`: what `ASAuthorizationAppleIDCredential` would hold.
-    func registerNativeSignIn(on admin: RouterGroup<BasicRequestContext>) {
+    func registerNativeSignIn(on admin: RouterGroup<ServerRequestContext>) {
         admin.post("native-sign-in") { request, _ in
-            let native = try NativeSignInRequest(adminJSON: try await body(request))
+            let native = try NativeSignInRequest(adminJSON: try await body(request, allowing: NativeSignInRequest.adminFields))
             let credential: NativeCredential
             do throws(AppleError) { credential = try provider.nativeSignIn(native, origin: RequestOrigin(channel: .admin)) } catch {
                 throw AdminError(status: .badRequest, code: error.code.rawValue, message: error.reason)
@@ -18,8 +18,9 @@ extension AdminRoutes {
 
 extension NativeSignInRequest {
     /// `{"persona", "bundleID", "nonce"?, "scopes"?: ["name","email"], "emailChoice"?, "realUserStatus"?: 0|1|2|name}`.
+    static let adminFields = ["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus"]
+
     init(adminJSON body: JSONValue) throws(AdminError) {
-        try body.requireOnly(["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus"])
         guard let persona = try body.text("persona"), !persona.isEmpty else { throw AdminError.badRequest("persona is required") }
         guard let bundleID = try body.text("bundleID"), !bundleID.isEmpty else { throw AdminError.badRequest("bundleID is required") }
         var scopes: [Scope] = [.name, .email]

@@ -7,11 +7,10 @@ extension AdminRoutes {
     /// `POST /__admin/notifications` (`{"type", "persona", "app"}`: send one now),
     /// `POST /__admin/notifications/retry` (every undelivered one, now), and
     /// `PUT /__admin/apps/{app}/notification-url` (`{"url": URL or null}`).
-    func registerNotifications(on admin: RouterGroup<BasicRequestContext>) {
+    func registerNotifications(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("notifications") { _, _ in try AdminResponse.json(NotificationsView(deliveries: provider.notificationDeliveries())) }
         admin.post("notifications") { request, _ in
-            let body = try await body(request)
-            try body.requireOnly(["type", "persona", "app"])
+            let body = try await body(request, allowing: ["type", "persona", "app"])
             guard let typeName = try body.text("type"), let type = NotificationType(name: typeName) else {
                 throw AdminError.badRequest("type must be one of \(NotificationType.acceptedNames)")
             }
@@ -32,8 +31,7 @@ extension AdminRoutes {
         }
         admin.put("apps/{app}/notification-url") { request, context in
             let app = context.parameters.get("app") ?? ""
-            let body = try await body(request)
-            try body.requireOnly(["url"])
+            let body = try await body(request, allowing: ["url"])
             guard let value = body["url"] else { throw AdminError.badRequest("url is required (a URL, or null to remove it)") }
             let url: String? = value == .null ? nil : try body.text("url")
             do throws(NotificationError) { try provider.setNotificationURL(url, app: app) } catch {

@@ -3,10 +3,10 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerPersonas(on admin: RouterGroup<BasicRequestContext>) {
+    func registerPersonas(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("personas") { _, _ in try AdminResponse.json(provider.personas()) }
         admin.post("personas") { request, _ in
-            let created = try await body(request).decode(Persona.self)
+            let created = try await body(request, allowing: Persona.fieldNames).decode(Persona.self)
             try persona { () throws(PersonaError) in try provider.createPersona(created) }
             return try AdminResponse.json(created, status: .created)
         }
@@ -14,7 +14,7 @@ extension AdminRoutes {
         admin.patch("personas/{id}") { request, context in try await updatePersona(request, context) }
         admin.post("personas/{id}/revoke-consent") { request, context in
             let id = try current(context).id
-            guard let clientID = try await body(request).text("client"), !clientID.isEmpty else {
+            guard let clientID = try await body(request, allowing: ["client"]).text("client"), !clientID.isEmpty else {
                 throw AdminError.badRequest("client must name a client id or an app group's primary App ID")
             }
             try persona { () throws(PersonaError) in try provider.revokeConsent(personaID: id, clientID: clientID) }
@@ -27,7 +27,7 @@ extension AdminRoutes {
         }
         admin.get("auto-approve") { _, _ in try AdminResponse.json(AutoApproveView(autoApprove: provider.autoApprove())) }
         admin.put("auto-approve") { request, _ in
-            let value = try await body(request).decode(AutoApprove.self)
+            let value = try await body(request, allowing: ["persona", "emailChoice"]).decode(AutoApprove.self)
             try persona { () throws(PersonaError) in try provider.setAutoApprove(value) }
             return try AdminResponse.json(AutoApproveView(autoApprove: value))
         }
@@ -45,16 +45,16 @@ extension AdminRoutes {
         }
     }
 
-    private func current(_ context: BasicRequestContext) throws(AdminError) -> Persona {
+    private func current(_ context: ServerRequestContext) throws(AdminError) -> Persona {
         let id = context.parameters.get("id") ?? ""
         guard let found = provider.persona(id) else { throw AdminError.notFound("persona \"\(id)\" does not exist") }
         return found
     }
 
     /// Merges the body's fields into the persona (`"email": null` removes the email); `id` cannot change.
-    private func updatePersona(_ request: Request, _ context: BasicRequestContext) async throws(AdminError) -> Response {
+    private func updatePersona(_ request: Request, _ context: ServerRequestContext) async throws(AdminError) -> Response {
         let existing = try current(context)
-        let patch = try await body(request)
+        let patch = try await body(request, allowing: Persona.fieldNames)
         if let id = patch["id"], id != .string(existing.id) { throw AdminError.badRequest("id cannot be changed") }
         guard let current = try? AdminResponse.encoder.encode(existing), let currentJSON = JSONValue.parse(current) else {
             throw AdminError(status: .internalServerError, code: "encoding_failed", message: "persona could not be encoded")

@@ -7,7 +7,7 @@ extension AdminRoutes {
     /// `DELETE /__admin/relay/messages` (empty them), `GET /__admin/relay/addresses` (relay addresses in
     /// use), `GET /__admin/relay/inbox[?persona=]` (the inboxes as a page), and
     /// `PUT /__admin/teams/{team}/email-sources` (`{"sources": [domain or address, …]}`).
-    func registerRelay(on admin: RouterGroup<BasicRequestContext>) {
+    func registerRelay(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("relay/messages") { request, _ in
             let query = request.uri.queryParameters
             return try AdminResponse.json(RelayMessagesView(
@@ -24,8 +24,7 @@ extension AdminRoutes {
         }
         admin.put("teams/{team}/email-sources") { request, context in
             let team = context.parameters.get("team") ?? ""
-            let body = try await body(request)
-            try body.requireOnly(["sources"])
+            let body = try await body(request, allowing: ["sources"])
             guard case let .array(items)? = body["sources"] else { throw AdminError.badRequest("sources must be a list of domains and addresses") }
             let sources = try items.map { item throws(AdminError) -> String in
                 guard let text = item.stringValue else { throw AdminError.badRequest("each source must be text") }

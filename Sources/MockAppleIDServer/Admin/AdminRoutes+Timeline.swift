@@ -8,10 +8,10 @@ extension AdminRoutes {
     /// "file": its name for error messages, "files": {path: text} for the key files it names}`; or
     /// `{"scenario": true}` for the scenario's own), `POST /__admin/timeline/step` (the next step),
     /// `POST /__admin/timeline/run` (the rest).
-    func registerTimeline(on admin: RouterGroup<BasicRequestContext>) {
+    func registerTimeline(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("timeline") { _, _ in try AdminResponse.json(TimelineView(provider.timeline)) }
         admin.post("timeline") { request, _ in
-            let body = try await body(request)
+            let body = try await body(request, allowing: ["scenario", "timeline", "yaml", "file", "files"])
             if try body.flag("scenario") == true {
                 provider.timeline.load(provider.scenario.timeline)
             } else {

@@ -5,12 +5,11 @@ import MockAppleID
 extension AdminRoutes {
     /// App transfers: `POST /__admin/apps/{app}/transfer` (`{"team": Team ID, "at": time}`: move the app
     /// group to that team now, or when the clock reaches `at`) and `GET /__admin/transfers`.
-    func registerTransfers(on admin: RouterGroup<BasicRequestContext>) {
+    func registerTransfers(on admin: RouterGroup<ServerRequestContext>) {
         admin.get("transfers") { _, _ in try AdminResponse.json(TransfersView(transfers: provider.transfers())) }
         admin.post("apps/{app}/transfer") { request, context in
             let app = context.parameters.get("app") ?? ""
-            let body = try await body(request)
-            try body.requireOnly(["team", "at"])
+            let body = try await body(request, allowing: ["team", "at"])
             guard let team = try body.text("team") else { throw AdminError.badRequest("team (the recipient Team ID) is required") }
             if let date = try body.instant("at"), date > provider.clock.now {
                 provider.scheduleTransfer(app, to: team, at: date)

@@ -11,8 +11,8 @@ struct AdminRoutes: Sendable {
     let provider: AppleIDProvider
     let configuration: ServerConfiguration
 
-    func register(on router: Router<BasicRequestContext>) {
-        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard())
+    func register(on router: RecordingRouter) {
+        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken))
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
         admin.post("reset") { _, _ in
             provider.reset()
@@ -42,24 +42,10 @@ struct AdminRoutes: Sendable {
         return value
     }
 
-    func body(_ request: Request) async throws(AdminError) -> JSONValue {
-        try await request.adminJSON(maxSize: configuration.maxBodySize)
-    }
-}
-
-/// Refuses admin requests from other sites: a browser marks them with `Sec-Fetch-Site` or an
-/// `Origin` that is not the server's own, so a page the developer visits cannot drive the admin API.
-struct AdminGuard: RouterMiddleware {
-    func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
-            throw AdminError(status: .forbidden, code: "cross_site", message: "the admin API refuses requests from other sites (Sec-Fetch-Site: \(site))")
-        }
-        if let origin = request.headers[HTTPField.Name("Origin")!] {
-            let host = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
-            guard host != nil, host == request.head.authority else {
-                throw AdminError(status: .forbidden, code: "cross_site", message: "the admin API refuses requests from other origins (Origin: \(origin))")
-            }
-        }
-        return try await next(request, context)
+    /// The request's JSON object body; a member not in `fields` is refused, naming the ones allowed.
+    func body(_ request: Request, allowing fields: [String]) async throws(AdminError) -> JSONValue {
+        let body = try await request.adminJSON(maxSize: configuration.maxBodySize)
+        try body.requireOnly(fields)
+        return body
     }
 }

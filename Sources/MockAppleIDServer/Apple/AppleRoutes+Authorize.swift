@@ -3,7 +3,7 @@ import MockAppleID
 
 /// `GET|POST /auth/authorize` and the consent form's `POST /auth/authorize/consent` (apple-api.md §1).
 extension AppleRoutes {
-    func registerAuthorize(on router: Router<BasicRequestContext>) {
+    func registerAuthorize(on router: RecordingRouter) {
         router.get("/auth/authorize") { request, _ in
             try await page { () throws(AppleError) in
                 try await authorize(request, reading(.authorize, request) { () throws(AppleError) in try request.queryForm() })

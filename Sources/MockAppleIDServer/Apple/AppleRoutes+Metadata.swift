@@ -1,9 +1,10 @@
+import HTTPTypes
 import Hummingbird
 import MockAppleID
 
 /// `GET /auth/keys` (apple-api.md §4) and `GET /.well-known/openid-configuration` (§10.1).
 extension AppleRoutes {
-    func registerMetadata(on router: Router<BasicRequestContext>) {
+    func registerMetadata(on router: RecordingRouter) {
         router.get("/auth/keys") { request, _ in
             try await applyTransportFault(.keys, endpoint: .keys, request, clientID: nil)
             provider.recordRequest(.keys, origin: request.origin, clientID: nil, status: 200, reason: "served the published keys")
@@ -18,10 +19,21 @@ extension AppleRoutes {
                                    reason: "served the discovery document for \(baseURL)")
             return Self.metadataResponse(ByteBuffer(string: document))
         }
+        for path in ["/auth/keys", "/.well-known/openid-configuration"] {
+            router.on(RouterPath(path), method: .options) { _, _ in Self.preflightResponse }
+        }
     }
 
+    /// Relying parties' browser code may fetch the keys and the discovery document from any origin.
+    private static let corsHeaders: HTTPFields = [.accessControlAllowOrigin: "*"]
+
+    /// The answer to a CORS preflight for the keys or the discovery document.
+    private static let preflightResponse = Response(status: .noContent, headers: corsHeaders + [
+        .accessControlAllowMethods: "GET, HEAD", .accessControlMaxAge: "86400", .server: "Apple",
+    ])
+
     private static func metadataResponse(_ body: ByteBuffer) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json;charset=UTF-8", .server: "Apple"],
+        Response(status: .ok, headers: corsHeaders + [.contentType: "application/json;charset=UTF-8", .server: "Apple"],
                  body: ResponseBody(byteBuffer: body))
     }
 }

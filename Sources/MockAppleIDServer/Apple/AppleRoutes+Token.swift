@@ -5,7 +5,7 @@ import MockAppleID
 /// `POST /auth/token` (apple-api.md §2), `POST /auth/revoke` (§3) and `POST /auth/usermigrationinfo` (§8): form bodies in, Apple's JSON
 /// or empty 200 out; Apple's errors render themselves.
 extension AppleRoutes {
-    func registerToken(on router: Router<BasicRequestContext>) {
+    func registerToken(on router: RecordingRouter) {
         router.post("/auth/token") { request, _ in
             let form = try await reading(.token, request) { () throws(AppleError) in
                 try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
@@ -16,7 +16,7 @@ extension AppleRoutes {
     }
 
     /// 200 with an empty body, even for unknown tokens.
-    func registerRevoke(on router: Router<BasicRequestContext>) {
+    func registerRevoke(on router: RecordingRouter) {
         router.post("/auth/revoke") { request, _ in
             let form = try await reading(.revoke, request) { () throws(AppleError) in
                 try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
@@ -27,7 +27,7 @@ extension AppleRoutes {
     }
 
     /// `POST /auth/usermigrationinfo` (§8): the form and the `Authorization: Bearer` team access token.
-    func registerUserMigration(on router: Router<BasicRequestContext>) {
+    func registerUserMigration(on router: RecordingRouter) {
         router.post("/auth/usermigrationinfo") { request, _ in
             let form = try await reading(.userMigrationInfo, request) { () throws(AppleError) in
                 try await request.urlEncodedForm(maxSize: configuration.maxBodySize)

@@ -11,7 +11,7 @@ struct AppleRoutes: Sendable {
     /// Discovery documents by base URL, built on first use (a handful at most).
     let discoveryCache = DiscoveryCache()
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: RecordingRouter) {
         registerAuthorize(on: router)
         registerToken(on: router)
         registerRevoke(on: router)

@@ -12,8 +12,8 @@ extension Request {
 
     /// An `application/x-www-form-urlencoded` body of at most `maxSize` bytes, as Apple requires.
     func urlEncodedForm(maxSize: Int) async throws(AppleError) -> FormParameters {
-        let contentType = headers[.contentType] ?? ""
-        guard contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
+        guard declares("application/x-www-form-urlencoded") else {
+            let contentType = headers[.contentType] ?? ""
             throw AppleError(.invalidRequest, reason: contentType.isEmpty
                 ? "Content-Type is missing; send application/x-www-form-urlencoded"
                 : "Content-Type is \(contentType); Apple only reads application/x-www-form-urlencoded")

@@ -1,0 +1,39 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Hummingbird's HTTP/1.1 child channel with ``ConnectionLimits`` enforced on every connection:
+/// a ``ConnectionBytesHandler`` ahead of the HTTP decoder and a ``RequestProgressHandler`` after
+/// it, sharing one ``ConnectionClock``.
+struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    let responder: HTTPChannelHandler.Responder
+    let limits: ConnectionLimits
+    let maxBodySize: Int
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let eventLoop = channel.eventLoop
+        return eventLoop.flatSubmit {
+            let clock = ConnectionClock(limits: limits, channel: channel)
+            do { try channel.pipeline.syncOperations.addHandler(ConnectionBytesHandler(clock: clock)) } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+            let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize), eventLoop: eventLoop)
+            let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [progress.value]))
+            return http1.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with ``ConnectionLimits`` on every connection.
+    static func guardedHTTP1(limits: ConnectionLimits, maxBodySize: Int) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits, maxBodySize: maxBodySize) }
+    }
+}

@@ -1,0 +1,89 @@
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// Which methods each registered path answers, so that a request with the wrong method gets 405
+/// with `Allow` instead of 404. Filled while routes are registered, read while serving.
+final class RouteTable: Sendable {
+    private struct Route {
+        /// Path segments; nil for a parameter (`{id}`), which matches any one segment.
+        let segments: [String?]
+        var methods: [HTTPRequest.Method]
+    }
+
+    private let routes = Mutex<[Route]>([])
+
+    func add(_ path: RouterPath, _ method: HTTPRequest.Method) {
+        let segments = Self.segments(path.description).map { $0.hasPrefix("{") || $0.hasPrefix(":") ? nil : $0 }
+        routes.withLock { routes in
+            if let index = routes.firstIndex(where: { $0.segments == segments }) {
+                routes[index].methods.append(method)
+            } else {
+                routes.append(Route(segments: segments, methods: [method]))
+            }
+        }
+    }
+
+    /// The methods `path` answers (HEAD wherever GET is), in registration order; empty when no route has that path.
+    func methods(for path: String) -> [HTTPRequest.Method] {
+        let requested = Self.segments(path)
+        let methods = routes.withLock { routes in
+            routes.filter { route in
+                route.segments.count == requested.count
+                    && zip(route.segments, requested).allSatisfy { pattern, segment in pattern.map { $0 == segment } ?? true }
+            }.flatMap(\.methods)
+        }
+        return methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
+    }
+
+    private static func segments(_ path: String) -> [String] {
+        path.split(separator: "/").map(String.init)
+    }
+}
+
+/// A router that records each route's path and method in a ``RouteTable`` as it registers them.
+/// Groups made from it (`group("/__admin")`) register through it, so their routes are recorded too.
+final class RecordingRouter: RouterMethods {
+    typealias Context = ServerRequestContext
+
+    let router: Router<ServerRequestContext>
+    let table: RouteTable
+
+    init(router: Router<ServerRequestContext>, table: RouteTable) {
+        self.router = router
+        self.table = table
+    }
+
+    @discardableResult
+    func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
+    where Responder.Context == ServerRequestContext {
+        table.add(path, method)
+        router.on(path, method: method, responder: responder)
+        return self
+    }
+
+    @discardableResult
+    func add(middleware: any MiddlewareProtocol<Request, Response, ServerRequestContext>) -> Self {
+        router.add(middleware: middleware)
+        return self
+    }
+}
+
+/// Turns the router's 404 for a path that exists under other methods into `405 Method Not Allowed`
+/// with `Allow`.
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let table: RouteTable
+
+    func handle(_ request: Request, context: ServerRequestContext,
+                next: (Request, ServerRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" {
+            let allowed = table.methods(for: request.uri.path)
+            guard !allowed.isEmpty else { throw error }
+            throw HTTPError(.methodNotAllowed, headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+        }
+    }
+}
