@@ -1,0 +1,30 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// The references the benchmarks measure mock-appleid against in the same run (Benchmarks/run):
+// a bare SwiftNIO responder serving fixed bytes, and swift-crypto's signing rate on one core.
+let package = Package(
+    name: "mock-appleid-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "bare-responder",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "signing-rate",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+    ]
+)

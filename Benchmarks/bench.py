@@ -1,0 +1,217 @@
+"""mock-appleid's benchmarks: every figure printed next to a reference measured in the same run.
+
+Run through `Benchmarks/run`, which builds the release binaries and passes their paths. Never a test:
+these machines are shared and noisy, so only the ratios mean something.
+"""
+import argparse
+import multiprocessing
+import os
+import pathlib
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+import requests
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CLIENT = "com.example.web"
+REDIRECT = "http://localhost:3000/auth/apple/callback"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    """`mock-appleid serve` on a free port, stopped on exit."""
+
+    def __init__(self, binary: str, *arguments: str):
+        self.process = subprocess.Popen([binary, "serve", "--port", "0", *arguments], stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+        first = self.process.stdout.readline()
+        match = re.match(r"mock-appleid listening on (http://\S+)", first)
+        if not match:
+            self.process.kill()
+            raise RuntimeError(f"mock-appleid did not start: {first!r}")
+        self.url = match.group(1)
+        threading_drain(self.process.stdout)
+
+    def cpu_seconds(self) -> float:
+        fields = pathlib.Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+
+    def rss_mb(self) -> float:
+        status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def threading_drain(stream):
+    import threading
+    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+
+
+def client_secret(binary: str) -> str:
+    return subprocess.run([binary, "client-secret", "--lifetime", "86400"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def flow(session: requests.Session, url: str, secret: str, response_type: str) -> None:
+    """One headless sign-in (the server auto-approves): authorize, then exchange the code."""
+    parameters = {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": response_type, "state": "s"}
+    if response_type == "code":
+        parameters["response_mode"] = "query"
+        answer = session.get(f"{url}/auth/authorize", params=parameters, allow_redirects=False, timeout=10)
+        code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
+    else:
+        parameters["response_mode"] = "form_post"
+        answer = session.get(f"{url}/auth/authorize", params=parameters, timeout=10)
+        code = re.search(r'name="code" value="([^"]+)"', answer.text).group(1)
+    token = session.post(f"{url}/auth/token", timeout=10, data={
+        "client_id": CLIENT, "client_secret": secret, "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT})
+    if token.status_code != 200:
+        raise RuntimeError(f"token exchange failed: {token.status_code} {token.text}")
+
+
+def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *arguments: str) -> float:
+    """Milliseconds of server CPU (user + system) per flow, read from the server's own accounting."""
+    with Server(binary, "--auto-approve", "jane", *arguments) as server, requests.Session() as session:
+        for _ in range(200):
+            flow(session, server.url, secret, response_type)
+        before = server.cpu_seconds()
+        for _ in range(flows):
+            flow(session, server.url, secret, response_type)
+        return (server.cpu_seconds() - before) * 1000 / flows
+
+
+def _flow_worker(arguments):
+    url, secret, seconds = arguments
+    count = 0
+    with requests.Session() as session:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            flow(session, url, secret, "code")
+            count += 1
+    return count
+
+
+def parallel_flows(binary: str, secret: str, clients: int, seconds: float) -> float:
+    with Server(binary, "--auto-approve", "jane") as server:
+        with multiprocessing.Pool(clients) as pool:
+            counts = pool.map(_flow_worker, [(server.url, secret, seconds)] * clients)
+    return sum(counts) / seconds
+
+
+def wrk(url: str, seconds: int) -> float:
+    output = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", url], check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_up_ms(command: list[str], port: int, path: str) -> float:
+    """Milliseconds from exec to the first 200 answer on `path`."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        while time.perf_counter() - started < 30:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+                    connection.sendall(request)
+                    if connection.recv(12).startswith(b"HTTP/1.1 200"):
+                        return (time.perf_counter() - started) * 1000
+            except OSError:
+                continue
+        raise RuntimeError(f"{command[0]} never answered")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def median_start_up(runs: int, make_command) -> float:
+    samples = []
+    for _ in range(runs):
+        port = free_port()
+        samples.append(start_up_ms(make_command(port), port, "/auth/keys"))
+    return statistics.median(samples)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--bare-responder", required=True)
+    parser.add_argument("--signing-rate", required=True)
+    parser.add_argument("--flows", type=int, default=2000)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--start-up-runs", type=int, default=20)
+    options = parser.parse_args()
+    binary = options.binary
+    secret = client_secret(binary)
+
+    rates = subprocess.run([options.signing_rate, str(ROOT / "Keys/signing-mRS2bT4nWz.pem"), str(ROOT / "Keys/signing-mES1dQ2vHr.pem")],
+                           check=True, capture_output=True, text=True).stdout
+    rs256 = float(re.search(r"rs256_ms ([\d.]+)", rates).group(1))
+    es256 = float(re.search(r"es256_ms ([\d.]+)", rates).group(1))
+    print(f"reference: one RS256 signature {rs256:.3f} ms, one ES256 signature {es256:.3f} ms (swift-crypto, one core, in process)")
+
+    rows = []
+    code = cpu_per_flow(binary, secret, "code", options.flows)
+    rows.append(("server CPU per `code` flow (1 RS256)", f"{code:.3f} ms", f"{code / rs256:.2f} × one RS256", "≤ 1.25 ×"))
+    hybrid = cpu_per_flow(binary, secret, "code id_token", options.flows)
+    rows.append(("server CPU per `code id_token` flow (2 RS256)", f"{hybrid:.3f} ms", f"{hybrid / (2 * rs256):.2f} × two RS256", "≤ 1.25 ×"))
+    es = cpu_per_flow(binary, secret, "code", options.flows, "--scenario", str(ROOT / "Benchmarks/scenarios/es256.yaml"))
+    rows.append(("server CPU per `code` flow, ES256 scenario", f"{es:.3f} ms", f"{es / rs256:.2f} × one RS256 ({es / es256:.1f} × one ES256)", "HTTP path only"))
+
+    clients = max(2, os.cpu_count() or 2) * 2
+    rate = parallel_flows(binary, secret, clients, options.seconds)
+    rows.append((f"parallel `code` flows/s, {clients} client processes", f"{rate:.0f}/s", f"{rate * rs256 / 1000:.2f} of one core's RS256 rate", "peers: not measured yet"))
+
+    with Server(binary) as server:
+        keys_body = requests.get(f"{server.url}/auth/keys", timeout=10).content
+        idle_rss = server.rss_mb()
+        keys_rate = wrk(f"{server.url}/auth/keys", options.seconds)
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as body_file:
+        body_file.write(keys_body)
+    port = free_port()
+    bare = subprocess.Popen([options.bare_responder, str(port), body_file.name], stdout=subprocess.PIPE, text=True)
+    bare.stdout.readline()
+    try:
+        bare_rate = wrk(f"http://127.0.0.1:{port}/auth/keys", options.seconds)
+    finally:
+        bare.kill()
+        bare.wait()
+    rows.append(("GET /auth/keys, wrk 1 thread 16 connections, default log level", f"{keys_rate / 1000:.1f} k/s",
+                 f"{keys_rate / bare_rate:.2f} × bare responder ({bare_rate / 1000:.1f} k/s)", "≥ 0.8 ×"))
+
+    ours = median_start_up(options.start_up_runs, lambda p: [binary, "serve", "--port", str(p), "--log-level", "error"])
+    theirs = median_start_up(options.start_up_runs, lambda p: [options.bare_responder, str(p), body_file.name])
+    os.unlink(body_file.name)
+    rows.append((f"start → first /auth/keys answer, median of {options.start_up_runs}", f"{ours:.1f} ms",
+                 f"{ours / theirs:.2f} × bare responder ({theirs:.1f} ms)", "≤ 1.5 ×"))
+    rows.append(("RSS idle (after one /auth/keys)", f"{idle_rss:.1f} MB", "", "< 40 MB"))
+
+    width = [max(len(row[i]) for row in rows) for i in range(4)]
+    header = ("measure", "mock-appleid", "ratio to the reference in this run", "target")
+    width = [max(w, len(h)) for w, h in zip(width, header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, width)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in width) + "|")
+    for row in rows:
+        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, width)) + " |")
+
+
+if __name__ == "__main__":
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is missing; Benchmarks/run installs it")
+    main()
