@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Already in SwiftNIO's graph; its Deque keeps the bounded event log's appends O(1).
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         // Already in Hummingbird's graph; named so that HTTP field names and graceful shutdown can be used.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -34,6 +36,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // Hummingbird 2: Apple's endpoints, the consent page, the admin API, the embeddable service.

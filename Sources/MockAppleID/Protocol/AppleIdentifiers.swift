@@ -17,7 +17,7 @@ public enum AppleIdentifiers {
 
     private static func subjectShaped(_ seed: String) -> String {
         let digest = Array(SHA256.hash(data: Data(seed.utf8)))
-        let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(digest.prefix(16))
         let head = 100 + Int(digest[16]) % 900
         let tail = 1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000
         return "000\(head).\(hex).\(tail)"
@@ -47,7 +47,7 @@ public enum AppleIdentifiers {
     public static func opaqueToken(prefix: Character) -> String {
         var generator = SystemRandomNumberGenerator()
         let random = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let hex = random.map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(random)
         let letters = String((0..<4).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122, using: &generator))) })
         let tail = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
         return "\(prefix)\(hex).0.\(letters).\(tail)"

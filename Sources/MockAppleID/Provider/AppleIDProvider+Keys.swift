@@ -74,6 +74,7 @@ extension AppleIDProvider {
 
     /// Takes the next transport fault (a 5xx or a delay) for a request to `target`; the HTTP server applies it.
     public func takeTransportFault(_ target: Fault.Target, clientID: String?) -> Fault? {
-        world.transition(at: clock.now) { state, events in state.takeFault(target, clientID: clientID, transport: true, events: &events) }
+        guard world.hasQueuedFaults else { return nil }
+        return world.transition(at: clock.now) { state, events in state.takeFault(target, clientID: clientID, transport: true, events: &events) }
     }
 }

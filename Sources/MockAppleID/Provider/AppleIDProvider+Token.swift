@@ -11,7 +11,7 @@ extension AppleIDProvider {
     public func token(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> JSONValue {
         try answering(.token, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
             let client = try authenticate(form, now: now)
-            if let fault = world.transition(at: now, collecting: &events, { state, events in
+            if world.hasQueuedFaults, let fault = world.transition(at: now, collecting: &events, { state, events in
                 state.takeFault(.token, clientID: client.id, transport: false, events: &events)
             }), case let .tokenError(code) = fault.kind {
                 throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")

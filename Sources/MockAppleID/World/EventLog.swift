@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -13,7 +14,7 @@ public struct RecordedEvent: Sendable, Equatable, Codable {
 /// (``subscribe()``); the oldest events are dropped once ``capacity`` is reached.
 public final class EventLog: Sendable {
     private struct Storage {
-        var events: [RecordedEvent] = []
+        var events = Deque<RecordedEvent>()
         var nextSequence = 1
         var subscribers: [Int: AsyncStream<RecordedEvent>.Continuation] = [:]
         var nextSubscriber = 1
@@ -42,7 +43,7 @@ public final class EventLog: Sendable {
     /// Events with a sequence number above `sequence`, oldest first.
     public func events(after sequence: Int = 0) -> [RecordedEvent] {
         storage.withLock { storage in
-            guard let first = storage.events.first, sequence >= first.sequence else { return storage.events }
+            guard let first = storage.events.first, sequence >= first.sequence else { return Array(storage.events) }
             let offset = sequence - first.sequence + 1
             return offset < storage.events.count ? Array(storage.events[offset...]) : []
         }

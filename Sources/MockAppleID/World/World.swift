@@ -20,6 +20,8 @@ public final class World: Sendable {
     }
 
     private let guarded: Mutex<Guarded>
+    /// Whether any fault is queued, readable without the lock: most requests have none to take.
+    private let faultsQueued = Atomic<Bool>(false)
     /// Where ``reset()`` returns to.
     private let initialState: WorldState
     private let initialClock: MockClock.Mode
@@ -34,6 +36,7 @@ public final class World: Sendable {
         self.initialState = initial
         self.initialClock = clock.currentMode
         self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies()))
+        self.faultsQueued.store(!initial.faults.faults.isEmpty, ordering: .relaxed)
     }
 
     /// Reads the state.
@@ -63,12 +66,16 @@ public final class World: Sendable {
                 if guarded.state.keys.revision != keysBefore {
                     guarded.keyBodies = guarded.state.keys.servedBodies()
                 }
+                faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
                 events.append(emitted, at: now)
                 collected += emitted
             }
             return try body(&guarded.state, &emitted)
         }
     }
+
+    /// Whether any fault is queued (without taking the lock).
+    var hasQueuedFaults: Bool { faultsQueued.load(ordering: .relaxed) }
 
     /// Logs events that change nothing (a request's journal record).
     func record(_ event: DomainEvent, at now: Date) {
@@ -85,6 +92,7 @@ public final class World: Sendable {
     func reset() {
         guarded.withLock { guarded in
             guarded = Guarded(state: initialState, keyBodies: initialState.keys.servedBodies())
+            faultsQueued.store(!initialState.faults.faults.isEmpty, ordering: .relaxed)
             clock.reset(to: initialClock)
             events.clear()
             events.append([.worldReset], at: clock.now)
@@ -100,6 +108,7 @@ public final class World: Sendable {
     func restore(_ snapshot: WorldSnapshot) {
         guarded.withLock { guarded in
             guarded = Guarded(state: snapshot.state, keyBodies: snapshot.state.keys.servedBodies())
+            faultsQueued.store(!snapshot.state.faults.faults.isEmpty, ordering: .relaxed)
             clock.reset(to: snapshot.clock)
         }
     }

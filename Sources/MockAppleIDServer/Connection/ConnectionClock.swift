@@ -12,7 +12,12 @@ final class ConnectionClock {
     private var phase = Phase.idle
     /// Requests read in full whose answers have not ended yet.
     private var unanswered = 0
-    private var deadline: Scheduled<Void>?
+    /// When the connection is closed unless it makes progress; nil while the server is answering.
+    private var deadline: NIODeadline?
+    /// The one timer that checks ``deadline``, and when it fires. Moving the deadline later leaves it
+    /// alone (it re-arms itself when it finds the deadline moved), so a busy keep-alive connection
+    /// schedules almost no timers.
+    private var check: (task: Scheduled<Void>, at: NIODeadline)?
 
     init(limits: ConnectionLimits, channel: any Channel) {
         self.limits = limits
@@ -39,7 +44,6 @@ final class ConnectionClock {
     func requestRead() {
         unanswered += 1
         phase = .answering
-        deadline?.cancel()
         deadline = nil
     }
 
@@ -56,13 +60,31 @@ final class ConnectionClock {
 
     /// The connection closed.
     func closed() {
-        deadline?.cancel()
+        check?.task.cancel()
+        check = nil
         deadline = nil
     }
 
     private func arm(_ seconds: Int) {
-        deadline?.cancel()
-        let channel = self.channel
-        deadline = channel.eventLoop.scheduleTask(in: .seconds(Int64(seconds))) { channel.close(promise: nil) }
+        let due = NIODeadline.now() + .seconds(Int64(seconds))
+        deadline = due
+        if let check, check.at <= due { return }
+        schedule(at: due)
+    }
+
+    private func schedule(at due: NIODeadline) {
+        check?.task.cancel()
+        let task = channel.eventLoop.scheduleTask(deadline: due) { [self] in fire() }
+        check = (task, due)
+    }
+
+    private func fire() {
+        check = nil
+        guard let deadline else { return }
+        if deadline <= NIODeadline.now() {
+            channel.close(promise: nil)
+        } else {
+            schedule(at: deadline)
+        }
     }
 }
