@@ -36,8 +36,8 @@ public struct MockAppleIDServer: Service {
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
-    public func makeRouter() -> Router<ServerRequestContext> {
-        let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
         let recording = RecordingRouter(router: router, table: table)

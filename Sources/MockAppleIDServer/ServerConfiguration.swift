@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// How a server listens and presents itself. Every field has a working default.
@@ -17,6 +18,12 @@ public struct ServerConfiguration: Sendable {
     public var accessLog = false
     /// The Bearer token the admin API requires of every client; nil (the default) admits loopback clients only.
     public var adminToken: String?
+    /// Host names a tokenless admin request may name besides loopback ones: the bound host and the public base URL's.
+    var adminHostNames: Set<String> {
+        var names: Set<String> = [host.lowercased(), host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()]
+        if let publicBaseURL, let publicHost = URLComponents(string: publicBaseURL)?.host?.lowercased() { names.insert(publicHost) }
+        return names
+    }
     /// Timeouts and the connection cap of the HTTP listener.
     public var connections = ConnectionLimits()
     /// Port of the private relay's SMTP listener (on ``host``); nil runs none, 0 picks a free one

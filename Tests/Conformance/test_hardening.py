@@ -55,13 +55,20 @@ def _answer(connection: socket.socket) -> bytes:
 
 @pytest.fixture(scope="module")
 def strict_server():
-    """A server with short timeouts and a small connection cap."""
-    with serving("--idle-timeout", "2", "--header-timeout", "1", "--body-timeout", "1", "--max-connections", "4") as url:
+    """A server with short header and body timeouts (and a long idle timeout, so that only they can fire)."""
+    with serving("--idle-timeout", "60", "--header-timeout", "1", "--body-timeout", "1") as url:
         yield url
 
 
-def test_an_idle_connection_is_closed_after_the_idle_timeout(strict_server):
-    with _connect(strict_server) as connection:
+@pytest.fixture(scope="module")
+def patient_server():
+    """A server with long timeouts (so that no timer explains a closed connection) and a small connection cap."""
+    with serving("--idle-timeout", "60", "--header-timeout", "60", "--body-timeout", "60", "--max-connections", "4") as url:
+        yield url
+
+
+def test_an_idle_connection_is_closed_after_the_idle_timeout():
+    with serving("--idle-timeout", "2") as url, _connect(url) as connection:
         received, elapsed = _read_until_closed(connection, deadline_seconds=10)
     assert received == b""
     assert elapsed >= 1.5
@@ -93,8 +100,9 @@ def test_a_body_that_stalls_is_cut_off_by_the_body_timeout(strict_server):
     with _connect(strict_server) as connection:
         connection.sendall(b"POST /auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                            b"Content-Length: 100\r\n\r\ngrant_type=")
-        received, _ = _read_until_closed(connection, deadline_seconds=10)
+        received, elapsed = _read_until_closed(connection, deadline_seconds=10)
     assert received == b""
+    assert elapsed < 30, "closed by the idle timeout, not the body timeout"
 
 
 def test_expect_continue_is_answered_and_an_oversized_announcement_refused(strict_server):
@@ -113,8 +121,8 @@ def test_expect_continue_is_answered_and_an_oversized_announcement_refused(stric
     assert answer.startswith(b"HTTP/1.1 400 ") and b"invalid_client" in answer  # no client_id: Apple's answer, after the body
 
 
-def test_an_endless_body_is_refused_without_being_read_to_its_end(strict_server):
-    with _connect(strict_server) as connection:
+def test_an_endless_body_is_refused_without_being_read_to_its_end(patient_server):
+    with _connect(patient_server) as connection:
         connection.sendall(b"POST /auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                            b"Transfer-Encoding: chunked\r\n\r\n")
         chunk = b"1000\r\n" + b"a" * 4096 + b"\r\n"
@@ -126,21 +134,21 @@ def test_an_endless_body_is_refused_without_being_read_to_its_end(strict_server)
         except (BrokenPipeError, ConnectionResetError):
             pass
         assert sent < 512 * 1024 * 1024, "the server read half a gigabyte of a body over its limit"
-    assert requests.get(f"{strict_server}/auth/keys", timeout=10).status_code == 200
+    assert requests.get(f"{patient_server}/auth/keys", timeout=10).status_code == 200
 
 
-def test_an_oversized_body_gets_apples_error_and_the_connection_ends(strict_server):
-    with _connect(strict_server) as connection:
+def test_an_oversized_body_gets_apples_error_and_the_connection_ends(patient_server):
+    with _connect(patient_server) as connection:
         connection.sendall(b"POST /auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                            b"Content-Length: 10000000\r\n\r\n" + b"a" * 200_000)
         received, _ = _read_until_closed(connection, deadline_seconds=10)
     assert received.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in received and b'{"error":"invalid_request"}' in received
 
 
-def test_connections_beyond_the_cap_wait_for_a_free_slot(strict_server):
-    held = [_connect(strict_server) for _ in range(4)]
+def test_connections_beyond_the_cap_wait_for_a_free_slot(patient_server):
+    held = [_connect(patient_server) for _ in range(4)]
     try:
-        waiting = _connect(strict_server, timeout=0.5)
+        waiting = _connect(patient_server, timeout=0.5)
         waiting.sendall(b"GET /auth/keys HTTP/1.1\r\nHost: x\r\n\r\n")
         with pytest.raises(socket.timeout):
             waiting.recv(100)
@@ -189,6 +197,15 @@ def test_keys_and_discovery_may_be_fetched_cross_origin_and_the_admin_api_never(
     assert preflight.status_code == 405 and "Access-Control-Allow-Origin" not in preflight.headers
     health = requests.get(f"{base_url}/__admin/health", timeout=10)
     assert "Access-Control-Allow-Origin" not in health.headers
+
+
+def test_the_admin_api_refuses_host_names_other_than_its_own(base_url):
+    # A DNS-rebinding page: its own name in Host and Origin, from the developer's (loopback) browser.
+    port = _address(base_url)[1]
+    rebound = requests.post(f"{base_url}/__admin/reset", json={}, timeout=10, headers={
+        "Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}", "Sec-Fetch-Site": "same-origin"})
+    assert rebound.status_code == 403 and rebound.json()["error"] == "bad_host"
+    assert requests.get(f"http://localhost:{port}/__admin/health", timeout=10).status_code == 200
 
 
 def test_a_cross_site_page_cannot_drive_the_admin_api(base_url):
@@ -285,6 +302,8 @@ def test_the_admin_api_answers_other_hosts_only_with_the_token():
         remote = f"http://{address}:{port}"
         refused = requests.get(f"{remote}/__admin/health", timeout=10)
         assert refused.status_code == 403 and refused.json()["error"] == "not_loopback"
+        spoofed = requests.get(f"{remote}/__admin/health", headers={"X-Mock-AppleID-Peer": "loopback"}, timeout=10)
+        assert spoofed.status_code == 403
         assert requests.get(f"{remote}/auth/keys", timeout=10).status_code == 200
         assert requests.get(f"http://127.0.0.1:{port}/__admin/health", timeout=10).status_code == 200
     with serving("--host", "0.0.0.0", "--admin-token", ADMIN_TOKEN) as url:

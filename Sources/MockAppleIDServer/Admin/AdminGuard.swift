@@ -2,36 +2,47 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MockAppleID
 import NIOCore
 
-/// Who may use the admin API. Without a token only loopback clients may; with one, any client that
-/// sends it as `Authorization: Bearer …`. Either way a request a browser marks as coming from another
+/// Who may use the admin API. Without a token only loopback clients may (as the connection layer
+/// marks each request, ``ConnectionPeer``), and only under a loopback or configured host name, so a
+/// DNS-rebinding page cannot reach it; with a token, any client that sends it as `Authorization: Bearer …`. Either way a request a browser marks as coming from another
 /// site (`Sec-Fetch-Site`, or an `Origin` that is not the server's own) is refused, writes must be
 /// `Content-Type: application/json` (which a cross-site form cannot send), and no CORS header is
 /// ever sent, so a page the developer opens cannot drive the admin API.
 struct AdminGuard: RouterMiddleware {
-    typealias Context = ServerRequestContext
+    typealias Context = BasicRequestContext
 
     /// The Bearer token required of every client; nil admits loopback clients only.
     let token: String?
+    /// Host names besides loopback ones that a tokenless request may name in `Host` (the bound and public hosts).
+    let hostNames: Set<String>
 
     private static let writeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch]
     private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     private static let origin = HTTPField.Name("Origin")!
 
-    func handle(_ request: Request, context: ServerRequestContext,
-                next: (Request, ServerRequestContext) async throws -> Response) async throws -> Response {
-        try admit(request, from: context.remoteAddress)
+    func handle(_ request: Request, context: BasicRequestContext,
+                next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+        try admit(request)
         try refuseCrossSite(request)
         if Self.writeMethods.contains(request.method) { try request.requireJSONContentType() }
         return try await next(request, context)
     }
 
-    private func admit(_ request: Request, from address: SocketAddress?) throws(AdminError) {
+    private func admit(_ request: Request) throws(AdminError) {
         guard let token else {
-            guard address.map(\.isLoopback) ?? true else {
+            guard request.headers[ConnectionPeer.field] != ConnectionPeer.remote else {
                 throw AdminError(status: .forbidden, code: "not_loopback",
                                  message: "the admin API answers loopback clients only; start the server with --admin-token to open it to others")
+            }
+            if let authority = request.head.authority {
+                let host = Self.hostName(authority)
+                guard ReturnURLPolicy.isLoopback(host) || hostNames.contains(host) else {
+                    throw AdminError(status: .forbidden, code: "bad_host",
+                                     message: "the admin API answers requests for localhost or the server's own host names only (Host: \(authority.prefix(256)))")
+                }
             }
             return
         }
@@ -55,26 +66,16 @@ struct AdminGuard: RouterMiddleware {
         }
     }
 
+    /// `Host` without its port, lowercased (`[::1]:8080` → `[::1]`).
+    static func hostName(_ authority: String) -> String {
+        let lowered = authority.lowercased()
+        if lowered.hasPrefix("["), let end = lowered.firstIndex(of: "]") { return String(lowered[...end]) }
+        return String(lowered.split(separator: ":", maxSplits: 1).first ?? "")
+    }
+
     /// The token of `Bearer <token>`.
     private static func bearer(_ value: String?) -> String? {
         guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
         return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-    }
-}
-
-extension SocketAddress {
-    /// Whether this is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped 127.x) or a Unix socket.
-    var isLoopback: Bool {
-        switch self {
-        case let .v4(address):
-            return UInt32(bigEndian: address.address.sin_addr.s_addr) >> 24 == 127
-        case let .v6(address):
-            let bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
-            let isIPv6Loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
-            let isMappedIPv4Loopback = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
-            return isIPv6Loopback || isMappedIPv4Loopback
-        case .unixDomainSocket:
-            return true
-        }
     }
 }

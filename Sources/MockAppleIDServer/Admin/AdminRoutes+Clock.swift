@@ -3,7 +3,7 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerClock(on admin: RouterGroup<ServerRequestContext>) {
+    func registerClock(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("clock") { _, _ in try AdminResponse.json(ClockView(provider.clock)) }
         admin.post("clock") { request, _ in try await changeClock(request) }
     }

@@ -3,7 +3,7 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerFaults(on admin: RouterGroup<ServerRequestContext>) {
+    func registerFaults(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("faults") { _, _ in try AdminResponse.json(FaultsView(provider.faults())) }
         admin.post("faults") { request, _ in
             let body = try await body(request, allowing: Fault.specFields)

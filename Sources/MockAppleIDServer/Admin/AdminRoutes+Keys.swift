@@ -3,7 +3,7 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerKeys(on admin: RouterGroup<ServerRequestContext>) {
+    func registerKeys(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("keys") { _, _ in try AdminResponse.json(KeysView(provider.keyRing())) }
         admin.post("keys") { request, _ in
             let body = try await body(request, allowing: ["kid", "alg", "pem", "generate", "activate", "at"])

@@ -4,7 +4,7 @@ import MockAppleID
 
 extension AdminRoutes {
     /// `POST /__admin/native-sign-in`: what `ASAuthorizationAppleIDCredential` would hold.
-    func registerNativeSignIn(on admin: RouterGroup<ServerRequestContext>) {
+    func registerNativeSignIn(on admin: RouterGroup<BasicRequestContext>) {
         admin.post("native-sign-in") { request, _ in
             let native = try NativeSignInRequest(adminJSON: try await body(request, allowing: NativeSignInRequest.adminFields))
             let credential: NativeCredential

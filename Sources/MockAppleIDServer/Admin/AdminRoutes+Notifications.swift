@@ -7,7 +7,7 @@ extension AdminRoutes {
     /// `POST /__admin/notifications` (`{"type", "persona", "app"}`: send one now),
     /// `POST /__admin/notifications/retry` (every undelivered one, now), and
     /// `PUT /__admin/apps/{app}/notification-url` (`{"url": URL or null}`).
-    func registerNotifications(on admin: RouterGroup<ServerRequestContext>) {
+    func registerNotifications(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("notifications") { _, _ in try AdminResponse.json(NotificationsView(deliveries: provider.notificationDeliveries())) }
         admin.post("notifications") { request, _ in
             let body = try await body(request, allowing: ["type", "persona", "app"])

@@ -3,7 +3,7 @@ import Hummingbird
 import MockAppleID
 
 extension AdminRoutes {
-    func registerPersonas(on admin: RouterGroup<ServerRequestContext>) {
+    func registerPersonas(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("personas") { _, _ in try AdminResponse.json(provider.personas()) }
         admin.post("personas") { request, _ in
             let created = try await body(request, allowing: Persona.fieldNames).decode(Persona.self)
@@ -45,14 +45,14 @@ extension AdminRoutes {
         }
     }
 
-    private func current(_ context: ServerRequestContext) throws(AdminError) -> Persona {
+    private func current(_ context: BasicRequestContext) throws(AdminError) -> Persona {
         let id = context.parameters.get("id") ?? ""
         guard let found = provider.persona(id) else { throw AdminError.notFound("persona \"\(id)\" does not exist") }
         return found
     }
 
     /// Merges the body's fields into the persona (`"email": null` removes the email); `id` cannot change.
-    private func updatePersona(_ request: Request, _ context: ServerRequestContext) async throws(AdminError) -> Response {
+    private func updatePersona(_ request: Request, _ context: BasicRequestContext) async throws(AdminError) -> Response {
         let existing = try current(context)
         let patch = try await body(request, allowing: Persona.fieldNames)
         if let id = patch["id"], id != .string(existing.id) { throw AdminError.badRequest("id cannot be changed") }

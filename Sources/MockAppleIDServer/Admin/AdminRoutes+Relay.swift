@@ -7,7 +7,7 @@ extension AdminRoutes {
     /// `DELETE /__admin/relay/messages` (empty them), `GET /__admin/relay/addresses` (relay addresses in
     /// use), `GET /__admin/relay/inbox[?persona=]` (the inboxes as a page), and
     /// `PUT /__admin/teams/{team}/email-sources` (`{"sources": [domain or address, …]}`).
-    func registerRelay(on admin: RouterGroup<ServerRequestContext>) {
+    func registerRelay(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("relay/messages") { request, _ in
             let query = request.uri.queryParameters
             return try AdminResponse.json(RelayMessagesView(

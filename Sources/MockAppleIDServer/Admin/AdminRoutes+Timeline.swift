@@ -8,7 +8,7 @@ extension AdminRoutes {
     /// "file": its name for error messages, "files": {path: text} for the key files it names}`; or
     /// `{"scenario": true}` for the scenario's own), `POST /__admin/timeline/step` (the next step),
     /// `POST /__admin/timeline/run` (the rest).
-    func registerTimeline(on admin: RouterGroup<ServerRequestContext>) {
+    func registerTimeline(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("timeline") { _, _ in try AdminResponse.json(TimelineView(provider.timeline)) }
         admin.post("timeline") { request, _ in
             let body = try await body(request, allowing: ["scenario", "timeline", "yaml", "file", "files"])

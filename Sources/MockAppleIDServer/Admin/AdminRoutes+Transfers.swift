@@ -5,7 +5,7 @@ import MockAppleID
 extension AdminRoutes {
     /// App transfers: `POST /__admin/apps/{app}/transfer` (`{"team": Team ID, "at": time}`: move the app
     /// group to that team now, or when the clock reaches `at`) and `GET /__admin/transfers`.
-    func registerTransfers(on admin: RouterGroup<ServerRequestContext>) {
+    func registerTransfers(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("transfers") { _, _ in try AdminResponse.json(TransfersView(transfers: provider.transfers())) }
         admin.post("apps/{app}/transfer") { request, context in
             let app = context.parameters.get("app") ?? ""

@@ -12,7 +12,7 @@ struct AdminRoutes: Sendable {
     let configuration: ServerConfiguration
 
     func register(on router: RecordingRouter) {
-        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken))
+        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
         admin.post("reset") { _, _ in
             provider.reset()

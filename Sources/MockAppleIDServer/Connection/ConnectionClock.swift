@@ -18,6 +18,7 @@ final class ConnectionClock {
     /// alone (it re-arms itself when it finds the deadline moved), so a busy keep-alive connection
     /// schedules almost no timers.
     private var check: (task: Scheduled<Void>, at: NIODeadline)?
+    private var isClosed = false
 
     init(limits: ConnectionLimits, channel: any Channel) {
         self.limits = limits
@@ -60,12 +61,14 @@ final class ConnectionClock {
 
     /// The connection closed.
     func closed() {
+        isClosed = true
         check?.task.cancel()
         check = nil
         deadline = nil
     }
 
     private func arm(_ seconds: Int) {
+        guard !isClosed else { return }
         let due = NIODeadline.now() + .seconds(Int64(seconds))
         deadline = due
         if let check, check.at <= due { return }

@@ -32,10 +32,10 @@ final class ConnectionBytesHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 }
 
-/// After HTTP decoding: moves the connection's clock through each request, answers
-/// `Expect: 100-continue` (refusing an announced body over the limit before it is sent), and closes
-/// the connection after an answer given before its request's body was read, so that an oversized or
-/// endless body is never read to its end.
+/// After HTTP decoding: moves the connection's clock through each request, marks each request with
+/// its peer (``ConnectionPeer``), answers `Expect: 100-continue` (refusing an announced body over the
+/// limit before it is sent), and ends the connection rather than read more than the body limit of a
+/// request that was already answered, so an oversized or endless body is never read to its end.
 final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -44,27 +44,42 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let clock: ConnectionClock
     private let maxBodySize: Int
+    /// ``ConnectionPeer/loopback`` or ``ConnectionPeer/remote``, from the peer's address at connection time.
+    private let peer: String
     /// Parts of a request refused before its body: swallowed until its end.
     private var discarding = false
     /// The answer being written ends the connection.
     private var closeAfterAnswer = false
+    /// The body length the request being read announced (nil: chunked) and how much of it has arrived.
+    private var announcedLength: Int?
+    private var bodyBytesRead = 0
+    /// The request being read was answered before its body ended; the rest is read only up to the limit.
+    private var answeredEarly = false
 
-    init(clock: ConnectionClock, maxBodySize: Int) {
+    init(clock: ConnectionClock, maxBodySize: Int, peerIsLoopback: Bool) {
         self.clock = clock
         self.maxBodySize = maxBodySize
+        self.peer = peerIsLoopback ? ConnectionPeer.loopback : ConnectionPeer.remote
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         switch part {
-        case let .head(request):
+        case var .head(request):
             clock.headRead()
+            announcedLength = request.headerFields[.contentLength].flatMap { Int($0) }
+            bodyBytesRead = 0
+            answeredEarly = false
             if request.headerFields[.expect]?.lowercased() == "100-continue" {
-                guard announcedLength(request).map({ $0 <= maxBodySize }) ?? true else { return refuseOversized(context: context) }
+                guard announcedLength.map({ $0 <= maxBodySize }) ?? true else { return refuseOversized(context: context) }
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
-        case .body:
+            request.headerFields[ConnectionPeer.field] = peer
+            return context.fireChannelRead(wrapInboundOut(.head(request)))
+        case let .body(buffer):
             if discarding { return }
+            bodyBytesRead += buffer.readableBytes
+            if answeredEarly, bodyBytesRead > maxBodySize { return context.close(promise: nil) }
         case .end:
             clock.requestRead()
             if discarding {
@@ -78,12 +93,17 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case var .head(response) where response.status.kind != .informational && clock.isReadingBody:
-            closeAfterAnswer = true
-            response.headerFields[.connection] = "close"
+            if (announcedLength ?? 0) > maxBodySize || bodyBytesRead > maxBodySize {
+                closeAfterAnswer = true
+                response.headerFields[.connection] = "close"
+            } else {
+                answeredEarly = true
+            }
             context.write(wrapOutboundOut(.head(response)), promise: promise)
         case .end:
             clock.answerEnded()
             guard closeAfterAnswer else { return context.write(data, promise: promise) }
+            closeAfterAnswer = false
             let written = context.write(data)
             written.cascade(to: promise)
             written.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
@@ -99,9 +119,5 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
         let response = HTTPResponse(status: .contentTooLarge, headerFields: [.connection: "close", .contentLength: "0"])
         context.write(wrapOutboundOut(.head(response)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
-    }
-
-    private func announcedLength(_ request: HTTPRequest) -> Int? {
-        request.headerFields[.contentLength].flatMap { Int($0) }
     }
 }

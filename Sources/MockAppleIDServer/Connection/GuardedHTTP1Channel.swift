@@ -20,7 +20,9 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             do { try channel.pipeline.syncOperations.addHandler(ConnectionBytesHandler(clock: clock)) } catch {
                 return eventLoop.makeFailedFuture(error)
             }
-            let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize), eventLoop: eventLoop)
+            let peerIsLoopback = channel.remoteAddress?.isLoopback ?? false
+            let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize, peerIsLoopback: peerIsLoopback),
+                                        eventLoop: eventLoop)
             let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [progress.value]))
             return http1.setup(channel: channel, logger: logger)
         }

@@ -44,26 +44,26 @@ final class RouteTable: Sendable {
 /// A router that records each route's path and method in a ``RouteTable`` as it registers them.
 /// Groups made from it (`group("/__admin")`) register through it, so their routes are recorded too.
 final class RecordingRouter: RouterMethods {
-    typealias Context = ServerRequestContext
+    typealias Context = BasicRequestContext
 
-    let router: Router<ServerRequestContext>
+    let router: Router<BasicRequestContext>
     let table: RouteTable
 
-    init(router: Router<ServerRequestContext>, table: RouteTable) {
+    init(router: Router<BasicRequestContext>, table: RouteTable) {
         self.router = router
         self.table = table
     }
 
     @discardableResult
     func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
-    where Responder.Context == ServerRequestContext {
+    where Responder.Context == BasicRequestContext {
         table.add(path, method)
         router.on(path, method: method, responder: responder)
         return self
     }
 
     @discardableResult
-    func add(middleware: any MiddlewareProtocol<Request, Response, ServerRequestContext>) -> Self {
+    func add(middleware: any MiddlewareProtocol<Request, Response, BasicRequestContext>) -> Self {
         router.add(middleware: middleware)
         return self
     }
@@ -72,12 +72,12 @@ final class RecordingRouter: RouterMethods {
 /// Turns the router's 404 for a path that exists under other methods into `405 Method Not Allowed`
 /// with `Allow`.
 struct MethodNotAllowedMiddleware: RouterMiddleware {
-    typealias Context = ServerRequestContext
+    typealias Context = BasicRequestContext
 
     let table: RouteTable
 
-    func handle(_ request: Request, context: ServerRequestContext,
-                next: (Request, ServerRequestContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: BasicRequestContext,
+                next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" {
