@@ -161,13 +161,13 @@ extension JSONValue: Decodable {
     /// (checked in one pass before decoding, so deep input costs no more than its length). Object
     /// members come back in no particular order.
     public static func parse(_ data: Data, maxDepth: Int = defaultMaxDepth) -> JSONValue? {
-        guard nestingDepth(of: data, limit: maxDepth) != nil else { return nil }
+        guard !nests(data, deeperThan: maxDepth) else { return nil }
         return try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// The deepest nesting of brackets and braces outside strings, or nil once it passes `limit`.
-    private static func nestingDepth(of data: Data, limit: Int) -> Int? {
-        var depth = 0, deepest = 0
+    /// Whether brackets and braces outside strings nest deeper than `limit`.
+    private static func nests(_ data: Data, deeperThan limit: Int) -> Bool {
+        var depth = 0
         var inString = false, escaped = false
         for byte in data {
             if inString {
@@ -178,13 +178,12 @@ extension JSONValue: Decodable {
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
-                guard depth <= limit else { return nil }
-                deepest = max(deepest, depth)
+                if depth > limit { return true }
             case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
             default: break
             }
         }
-        return deepest
+        return false
     }
 
     private struct AnyKey: CodingKey {
