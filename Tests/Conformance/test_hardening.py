@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from appleid import WEB_CLIENT
-from server_process import serving
+from server_process import run_cli, serving
 
 ADMIN_TOKEN = "hardening-test-token-0123456789"
 
@@ -325,3 +325,24 @@ def test_with_a_token_even_loopback_clients_must_send_it():
 def _b64(text: str) -> str:
     import base64
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--idle-timeout", "0"], "--idle-timeout must be 1...3600"),
+    (["--header-timeout", "3601"], "--header-timeout must be 1...3600"),
+    (["--body-timeout", "99999"], "--body-timeout must be 1...3600"),
+    (["--max-connections", "0"], "--max-connections must be 1...100000"),
+    (["--admin-token", "short"], "--admin-token must be 16 to 256"),
+    (["--admin-token", "has spaces in it, sixteen+"], "--admin-token must be 16 to 256"),
+])
+def test_serve_refuses_out_of_range_limits(arguments, message):
+    result = run_cli("serve", "--port", "0", *arguments)
+    assert result.returncode != 0 and message in result.stderr, result.stderr
+
+
+def test_a_scenario_refuses_a_refresh_token_cap_out_of_range(tmp_path):
+    for value in ("0", "100001", "ten"):
+        scenario = tmp_path / f"cap-{value}.yaml"
+        scenario.write_text(f"base: default\nname: cap\nsettings: {{refreshTokensPerClient: {value}}}\n")
+        result = run_cli("scenario", "check", str(scenario))
+        assert result.returncode != 0 and "refreshTokensPerClient" in result.stdout + result.stderr, result.stdout
