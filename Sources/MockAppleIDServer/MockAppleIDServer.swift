@@ -36,56 +36,79 @@ public struct MockAppleIDServer: Service {
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
-    public func makeRouter() -> Router<BasicRequestContext> {
+    public func makeRouter() -> Router<BasicRequestContext> { makeRouter(scheme: "http") }
+
+    /// The router for a listener whose URLs start with `scheme` (`http` or `https`).
+    private func makeRouter(scheme: String) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
         let recording = RecordingRouter(router: router, table: table)
-        AppleRoutes(provider: provider, configuration: configuration).register(on: recording)
+        AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
         AdminRoutes(provider: provider, configuration: configuration).register(on: recording)
         return router
     }
 
-    /// A Hummingbird application listening as configured (Apple's endpoints and the admin API only;
-    /// ``run()`` adds the clock driver, the request log and the notification sender).
-    public func makeApplication() -> some ApplicationProtocol { makeApplication(smtpPort: nil) }
+    /// A Hummingbird application for the HTTP listener (Apple's endpoints and the admin API only;
+    /// ``run()`` adds the HTTPS listener when configured, the clock driver, the request log and the
+    /// notification sender).
+    public func makeApplication() -> some ApplicationProtocol {
+        makeApplication(scheme: "http", port: configuration.port,
+                        server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize)) { [onRunning, configuration] port in
+            await onRunning(RunningServer(host: configuration.host, port: port, publicBaseURL: configuration.publicBaseURL))
+        }
+    }
 
-    private func makeApplication(smtpPort: Int?) -> some ApplicationProtocol {
-        let host = configuration.host
-        let publicBaseURL = configuration.publicBaseURL
-        let onRunning = self.onRunning
-        return Application(
-            router: makeRouter(),
-            server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize),
+    private func makeApplication(scheme: String, port: Int, server: HTTPServerBuilder,
+                                 bound: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(scheme: scheme),
+            server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: configuration.port),
+                address: .hostname(configuration.host, port: port),
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maxConnections, logger: logger)),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                await onRunning(RunningServer(host: host, port: port, publicBaseURL: publicBaseURL, smtpPort: smtpPort))
-            },
+            onServerRunning: { channel in await bound(channel.localAddress?.port ?? 0) },
             logger: logger)
     }
 
-    /// Serves until graceful shutdown (or cancellation); the clock driver, the request log, the
-    /// notification sender and, when configured, the relay's SMTP listener and upstream forwarding
-    /// run beside the HTTP listener and stop with it.
+    /// Serves until graceful shutdown (or cancellation); the HTTPS listener (when configured), the
+    /// clock driver, the request log, the notification sender and, when configured, the relay's
+    /// SMTP listener and upstream forwarding run beside the HTTP listener and stop with it.
+    /// `onRunning` is called once every listener is bound.
     public func run() async throws {
         if !ReturnURLPolicy.isLoopback(configuration.host) {
             logger.warning("listening on \(configuration.host), reachable from other hosts; the admin API \(configuration.adminToken == nil ? "answers loopback clients only (set an admin token to open it)" : "answers any client with the admin token")")
         }
+        let tls = try configuration.https.map { try TLSServerIdentity($0) }
         var smtp: SMTPListener?
         if let port = configuration.smtpPort {
             smtp = try await SMTPListener.bind(provider: provider, host: configuration.host, port: port,
                                                idleTimeout: .seconds(Int64(configuration.smtpIdleTimeout)),
                                                maxConnections: configuration.smtpMaxConnections, logger: logger)
         }
-        let application = makeApplication(smtpPort: smtp?.port)
+        let ports = BoundPorts(expectsHTTPS: tls != nil)
+        let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, smtpPort = smtp?.port] ready in
+            guard let ready else { return }
+            await onRunning(RunningServer(host: configuration.host, port: ready.http, publicBaseURL: configuration.publicBaseURL,
+                                          smtpPort: smtpPort, httpsPort: ready.https, certificateAuthority: tls?.authority))
+        }
+        let limits = configuration.connections
+        let http = makeApplication(scheme: "http", port: configuration.port,
+                                   server: .guardedHTTP1(limits: limits, maxBodySize: configuration.maxBodySize)) { port in
+            await report(await ports.bound(http: port))
+        }
+        let https = tls.map { tls in
+            makeApplication(scheme: "https", port: tls.port,
+                            server: .guardedHTTPS(limits: limits, maxBodySize: configuration.maxBodySize, tlsContext: tls.context)) { port in
+                await report(await ports.bound(https: port))
+            }
+        }
         let clock = provider.clock
         let events = provider.world.events
         let logger = self.logger
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.run() }
+            group.addTask { try await http.run() }
+            if let https { group.addTask { try await https.run() } }
             group.addTask { await ClockDriver(clock: clock).run() }
             if configuration.accessLog || logger.logLevel <= .debug {
                 group.addTask { await RequestLog(events: events, logger: logger, accessLog: configuration.accessLog).run() }
@@ -122,11 +145,60 @@ public struct RunningServer: Sendable {
     let publicBaseURL: String?
     /// The relay's SMTP port, when it listens.
     public let smtpPort: Int?
+    /// The HTTPS listener's bound port, when it listens.
+    public let httpsPort: Int?
+    /// The CA that issued the HTTPS listener's certificate (nil without HTTPS, or with a certificate
+    /// brought from files): what a client must trust.
+    public let certificateAuthority: LocalCertificateAuthority?
+
+    init(host: String, port: Int, publicBaseURL: String?, smtpPort: Int? = nil, httpsPort: Int? = nil,
+         certificateAuthority: LocalCertificateAuthority? = nil) {
+        self.host = host
+        self.port = port
+        self.publicBaseURL = publicBaseURL
+        self.smtpPort = smtpPort
+        self.httpsPort = httpsPort
+        self.certificateAuthority = certificateAuthority
+    }
 
     /// `http://host:port`, or the configured public base URL.
     public var baseURL: String {
         if let publicBaseURL { return publicBaseURL }
         let bracketed = host.contains(":") ? "[\(host)]" : host
         return "http://\(bracketed):\(port)"
+    }
+
+    /// The HTTPS listener as `host` (Apple's by default; `localhost` also matches the certificate),
+    /// without a port when it is 443; nil without HTTPS.
+    public func httpsBaseURL(host: String = AppleHostNames.identity) -> String? {
+        guard let httpsPort else { return nil }
+        return httpsPort == 443 ? "https://\(host)" : "https://\(host):\(httpsPort)"
+    }
+}
+
+/// The ports the listeners bound, gathered until every one has.
+private actor BoundPorts {
+    /// Every listener's port.
+    struct Ready: Sendable {
+        let http: Int
+        let https: Int?
+    }
+
+    private let expectsHTTPS: Bool
+    private var http: Int?
+    private var https: Int?
+
+    init(expectsHTTPS: Bool) { self.expectsHTTPS = expectsHTTPS }
+
+    /// Records the HTTP port; every port when this completes the set, else nil.
+    func bound(http port: Int) -> Ready? {
+        http = port
+        return https != nil || !expectsHTTPS ? Ready(http: port, https: https) : nil
+    }
+
+    /// Records the HTTPS port; every port when this completes the set, else nil.
+    func bound(https port: Int) -> Ready? {
+        https = port
+        return http.map { Ready(http: $0, https: port) }
     }
 }

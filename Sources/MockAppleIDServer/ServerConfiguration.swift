@@ -18,12 +18,16 @@ public struct ServerConfiguration: Sendable {
     public var accessLog = false
     /// The Bearer token the admin API requires of every client; nil (the default) admits loopback clients only.
     public var adminToken: String?
-    /// Host names a tokenless admin request may name besides loopback ones: the bound host and the public base URL's.
+    /// Host names a tokenless admin request may name besides loopback ones: the bound host, the
+    /// public base URL's, and Apple's when HTTPS is on (the machine maps them to itself then).
     var adminHostNames: Set<String> {
         var names: Set<String> = [host.lowercased(), host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()]
         if let publicBaseURL, let publicHost = URLComponents(string: publicBaseURL)?.host?.lowercased() { names.insert(publicHost) }
+        if https != nil { names.formUnion([AppleHostNames.identity, AppleHostNames.cdn]) }
         return names
     }
+    /// An HTTPS listener beside the HTTP one; nil (the default) runs none.
+    public var https: HTTPSConfiguration?
     /// Timeouts and the connection cap of the HTTP listener.
     public var connections = ConnectionLimits()
     /// Port of the private relay's SMTP listener (on ``host``); nil runs none, 0 picks a free one

@@ -21,6 +21,12 @@ public struct MockAppleIDTestServer: Sendable {
     public let port: Int
     /// The private relay's SMTP port, when started with `smtp: true`.
     public let smtpPort: Int?
+    /// `https://localhost:<port>` when started with `https: true` (the certificate also names
+    /// `appleid.apple.com` and `appleid.cdn-apple.com`).
+    public let httpsBaseURL: String?
+    /// The temporary CA behind ``httpsBaseURL``: trust it with `clientTLSConfiguration()` (AsyncHTTPClient)
+    /// or `certificateDER` (`SecCertificate`, URLSession).
+    public let certificateAuthority: LocalCertificateAuthority?
     /// Signs client secrets for the scenario's relying party (the built-in developer key by default).
     public let clientSecret: ClientSecret
 
@@ -30,10 +36,11 @@ public struct MockAppleIDTestServer: Sendable {
     /// Starts a server for `scenario` (the built-in default when nil), runs `body`, then stops it
     /// gracefully. `clock` lets a test start from a fixed instant (e.g. `.manual(at:)`).
     /// `clientSecret` is needed for a custom scenario whose keys are not the built-in ones. `smtp`
-    /// also starts the private relay's SMTP listener on a free port (``smtpPort``).
+    /// also starts the private relay's SMTP listener on a free port (``smtpPort``); `https` an HTTPS
+    /// listener with a temporary CA (``httpsBaseURL``, ``certificateAuthority``).
     public static func withRunning<T: Sendable>(
         scenario: Scenario? = nil, clock: MockClock? = nil, clientSecret: ClientSecret? = nil,
-        logLevel: Logger.Level = .warning, smtp: Bool = false,
+        logLevel: Logger.Level = .warning, smtp: Bool = false, https: Bool = false,
         _ body: @Sendable (MockAppleIDTestServer) async throws -> T
     ) async throws -> T {
         let provider = try AppleIDProvider(scenario: scenario ?? BuiltInScenario.load(), clock: clock)
@@ -41,6 +48,7 @@ public struct MockAppleIDTestServer: Sendable {
         let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel)
         configuration.smtpPort = smtp ? 0 : nil
+        configuration.https = https ? HTTPSConfiguration(port: 0, identity: .temporaryCA) : nil
         let server = MockAppleIDServer(provider: provider, configuration: configuration) {
             running in continuation.yield(running)
         }
@@ -55,7 +63,8 @@ public struct MockAppleIDTestServer: Sendable {
                 throw TestServerError.didNotStart
             }
             let handle = MockAppleIDTestServer(provider: provider, baseURL: running.baseURL, port: running.port,
-                                               smtpPort: running.smtpPort, clientSecret: signer)
+                                               smtpPort: running.smtpPort, httpsBaseURL: running.httpsBaseURL(host: "localhost"),
+                                               certificateAuthority: running.certificateAuthority, clientSecret: signer)
             let result: Result<T, any Error>
             do { result = .success(try await body(handle)) } catch { result = .failure(error) }
             await serviceGroup.triggerGracefulShutdown()

@@ -26,6 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     var accessLog = false
     @Option(help: "Open the admin API to every client that sends Authorization: Bearer TOKEN (without it, loopback clients only).")
     var adminToken: String?
+    @OptionGroup var tls: TLSOptions
     @Option(help: "Seconds a keep-alive connection may wait for its next request.") var idleTimeout = ConnectionLimits().idleTimeout
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
     @Option(help: "Seconds from the end of a request's headers to the end of its body.") var bodyTimeout = ConnectionLimits().bodyTimeout
@@ -65,6 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.adminToken = adminToken
         }
         configuration.relayForward = upstream
+        configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,

@@ -22,6 +22,7 @@ struct StartupBanner {
                 "  issuer:      \(provider.settings.issuer)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
+            lines += httpsLines()
             if !ReturnURLPolicy.isLoopback(running.host) {
                 lines.append(adminTokenRequired
                     ? "  WARNING: listening on \(running.host): every host that can reach it and has the admin token controls this server"
@@ -60,6 +61,24 @@ struct StartupBanner {
             lines.append("\nPress Ctrl-C to stop.")
             return lines.joined(separator: "\n")
         }
+    }
+
+    /// The HTTPS listener's addresses and, for the local CA, how to trust it.
+    private func httpsLines() -> [String] {
+        guard let httpsPort = running.httpsPort else { return [] }
+        let hosts = [AppleHostNames.identity, AppleHostNames.cdn, "localhost"].compactMap { running.httpsBaseURL(host: $0) }
+        var lines = ["  HTTPS:       \(hosts.joined(separator: ", ")) (HTTP/2 and HTTP/1.1; endpoints advertised as https://)"]
+        if let authority = running.certificateAuthority {
+            do {
+                lines += try TrustInstructions(authority: authority, httpsPort: httpsPort).text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            } catch {
+                lines.append("  CA:          cannot be described: \(error)")
+            }
+            lines.append("")
+        } else {
+            lines.append("  certificate: from --tls-cert (clients must trust its issuer)")
+        }
+        return lines
     }
 
     private func describe(_ location: String?) -> String {

@@ -8,6 +8,8 @@ import Synchronization
 struct AppleRoutes: Sendable {
     let provider: AppleIDProvider
     let configuration: ServerConfiguration
+    /// `http` or `https`: how the listener these routes answer on is reached.
+    let scheme: String
     /// Discovery documents by base URL, built on first use (a handful at most).
     let discoveryCache = DiscoveryCache()
 
@@ -19,11 +21,12 @@ struct AppleRoutes: Sendable {
         registerMetadata(on: router)
     }
 
-    /// The base URL endpoints are advertised at: configured, or from the request's Host header.
+    /// The base URL endpoints are advertised at: configured, or the listener's scheme and the
+    /// request's Host header (`:authority` over HTTP/2).
     func baseURL(for request: Request) -> String {
         if let configured = configuration.publicBaseURL { return configured }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "http://\(host)"
+        return "\(scheme)://\(host)"
     }
 
     /// Reads a request's input; a failure the provider never saw is journaled here, then thrown.

@@ -77,7 +77,8 @@ final class ConnectionClock {
 
     private func schedule(at due: NIODeadline) {
         check?.task.cancel()
-        let task = channel.eventLoop.scheduleTask(deadline: due) { [self] in fire() }
+        let clock = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        let task = channel.eventLoop.scheduleTask(deadline: due) { clock.value.fire() }
         check = (task, due)
     }
 

@@ -30,6 +30,11 @@ final class ConnectionBytesHandler: ChannelInboundHandler, RemovableChannelHandl
         clock.closed()
         context.fireChannelInactive()
     }
+
+    /// Removed from a live connection (HTTPS that agreed on HTTP/2, which times itself): the clock stops.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        clock.closed()
+    }
 }
 
 /// After HTTP decoding: moves the connection's clock through each request, marks each request with

@@ -9,7 +9,8 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var headerTimeout: Int = 10
     /// Seconds from the end of a request's headers to the end of its body.
     public var bodyTimeout: Int = 30
-    /// Connections served at once; further clients wait in the listen backlog until one closes.
+    /// Connections served at once on each listener (HTTP and HTTPS count apart); further clients wait
+    /// in the listen backlog until one closes.
     public var maxConnections: Int = 512
     /// Seconds graceful shutdown may take before the remaining connections are cut.
     public var shutdownTimeout: Int = 5

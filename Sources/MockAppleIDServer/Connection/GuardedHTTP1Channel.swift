@@ -20,16 +20,23 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             do { try channel.pipeline.syncOperations.addHandler(ConnectionBytesHandler(clock: clock)) } catch {
                 return eventLoop.makeFailedFuture(error)
             }
-            let peerIsLoopback = channel.remoteAddress?.isLoopback ?? false
-            let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize, peerIsLoopback: peerIsLoopback),
-                                        eventLoop: eventLoop)
-            let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [progress.value]))
-            return http1.setup(channel: channel, logger: logger)
+            return Self.addHTTP1(to: channel, clock: clock, responder: responder, maxBodySize: maxBodySize, logger: logger)
         }
     }
 
     func handle(value: Value, logger: Logger) async {
         await handleHTTP(asyncChannel: value, logger: logger)
+    }
+
+    /// Adds HTTP/1.1 decoding with a ``RequestProgressHandler`` on `clock` to a channel whose
+    /// ``ConnectionBytesHandler`` is already in place (first, or ahead of TLS). On the channel's event loop.
+    static func addHTTP1(to channel: any Channel, clock: ConnectionClock, responder: @escaping HTTPChannelHandler.Responder,
+                         maxBodySize: Int, logger: Logger) -> EventLoopFuture<Value> {
+        let peerIsLoopback = channel.remoteAddress?.isLoopback ?? false
+        let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize, peerIsLoopback: peerIsLoopback),
+                                    eventLoop: channel.eventLoop)
+        let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [progress.value]))
+        return http1.setup(channel: channel, logger: logger)
     }
 }
 

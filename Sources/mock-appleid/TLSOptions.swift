@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import MockAppleIDServer
+
+/// `serve`'s HTTPS flags: the listener's port and where its certificate comes from.
+struct TLSOptions: ParsableArguments {
+    @Option(help: "Also serve HTTPS (HTTP/2 and HTTP/1.1) on this port, as appleid.apple.com and appleid.cdn-apple.com; 0 picks a free port and prints it. 443 needs root or CAP_NET_BIND_SERVICE.")
+    var httpsPort: Int?
+    @Option(help: "Folder of the local certificate authority HTTPS uses (made on first use; default: $MOCK_APPLEID_TLS_DIR or ~/.mock-appleid/tls).")
+    var tlsDir: String?
+    @Option(help: "Serve HTTPS with this PEM certificate chain instead of the local CA's (with --tls-key).")
+    var tlsCert: String?
+    @Option(help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    /// The HTTPS listener the flags ask for, or nil.
+    func configuration() throws -> HTTPSConfiguration? {
+        guard let httpsPort else {
+            if tlsDir != nil || tlsCert != nil || tlsKey != nil { throw ValidationError("--tls-dir, --tls-cert and --tls-key need --https-port") }
+            return nil
+        }
+        guard (0...65535).contains(httpsPort) else { throw ValidationError("--https-port must be 0...65535") }
+        switch (tlsCert, tlsKey) {
+        case (nil, nil):
+            return HTTPSConfiguration(port: httpsPort, identity: .localCA(directory: Self.absolute(tlsDir ?? Self.defaultDirectory)))
+        case let (certificate?, key?):
+            if tlsDir != nil { throw ValidationError("--tls-dir is for the local CA; it cannot go with --tls-cert") }
+            return HTTPSConfiguration(port: httpsPort, identity: .files(certificateChain: certificate, privateKey: key))
+        default:
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+    }
+
+    /// `path` made absolute against the working directory, so printed paths work from anywhere.
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// `$MOCK_APPLEID_TLS_DIR`, or `~/.mock-appleid/tls`.
+    static var defaultDirectory: String {
+        if let configured = ProcessInfo.processInfo.environment["MOCK_APPLEID_TLS_DIR"], !configured.isEmpty { return configured }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".mock-appleid/tls").path
+    }
+}

@@ -1,0 +1,140 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import MockAppleID
+@testable import MockAppleIDServer
+import MockAppleIDTesting
+import NIOSSL
+import Testing
+import X509
+
+/// The local certificate authority and the HTTPS listener.
+@Suite("HTTPS and the local CA")
+struct HTTPSTests {
+    private static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("mock-appleid-tls-\(UUID().uuidString)").path
+    }
+
+    private static func permissions(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    private static func verify(_ leaf: Certificate, by authority: LocalCertificateAuthority, host: String) async -> Bool {
+        var verifier = Verifier(rootCertificates: CertificateStore([authority.certificate])) {
+            RFC5280Policy(validationTime: Date())
+            ServerIdentityPolicy(serverHostname: host, serverIP: nil)
+        }
+        if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) { return true }
+        return false
+    }
+
+    @Test("the CA is made once and kept: key 0600 in a 0700 folder, the same certificate next time, a bundle ending in it")
+    func keptAuthority() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try LocalCertificateAuthority.loadOrCreate(in: directory)
+        #expect(first.created)
+        let files = try #require(first.authority.files)
+        #expect(try Self.permissions(files.privateKey) == 0o600)
+        #expect(try Self.permissions(directory) == 0o700)
+        let second = try LocalCertificateAuthority.loadOrCreate(in: directory)
+        #expect(!second.created)
+        #expect(try second.authority.fingerprint == first.authority.fingerprint)
+        let bundle = try String(contentsOfFile: files.bundle, encoding: .utf8)
+        #expect(bundle.hasSuffix(try first.authority.certificatePEM + "\n"))
+        if files.systemRoots != nil { #expect(bundle.components(separatedBy: "BEGIN CERTIFICATE").count > 2) }
+    }
+
+    @Test("a damaged CA folder is an error naming the file, never a new CA")
+    func damagedAuthority() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try #require(try LocalCertificateAuthority.loadOrCreate(in: directory).authority.files)
+        try P256.Signing.PrivateKey().pemRepresentation.write(toFile: files.privateKey, atomically: true, encoding: .utf8)
+        let foreignKey = #expect(throws: TLSSetupError.self) { try LocalCertificateAuthority.loadOrCreate(in: directory) }
+        #expect(foreignKey?.description.contains("\(files.privateKey) is not the key of \(files.certificate)") == true)
+        try "not a certificate".write(toFile: files.certificate, atomically: true, encoding: .utf8)
+        let damaged = #expect(throws: TLSSetupError.self) { try LocalCertificateAuthority.loadOrCreate(in: directory) }
+        #expect(damaged?.description.hasPrefix("\(files.certificate): not a PEM certificate") == true)
+        try FileManager.default.removeItem(atPath: files.certificate)
+        let missing = #expect(throws: TLSSetupError.self) { try LocalCertificateAuthority.loadOrCreate(in: directory) }
+        #expect(missing?.description.hasPrefix("\(files.certificate) is missing") == true)
+        #expect(!FileManager.default.fileExists(atPath: files.certificate))
+    }
+
+    @Test("the server certificate verifies for Apple's hosts and localhost; the CA cannot vouch for any other name")
+    func nameConstraints() async throws {
+        let authority = try LocalCertificateAuthority.temporary()
+        let server = try authority.issueServerCertificate()
+        for host in ["appleid.apple.com", "appleid.cdn-apple.com", "localhost"] {
+            #expect(await Self.verify(server.leaf, by: authority, host: host), "\(host)")
+        }
+        #expect(await !Self.verify(server.leaf, by: authority, host: "example.com"))
+        let lifetime = server.leaf.notValidAfter.timeIntervalSince(server.leaf.notValidBefore)
+        #expect(lifetime <= 397 * 86_400)
+
+        let foreignKey = P256.Signing.PrivateKey()
+        let foreign = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(foreignKey.publicKey),
+            notValidBefore: Date().addingTimeInterval(-60), notValidAfter: Date().addingTimeInterval(86_400),
+            issuer: authority.certificate.subject, subject: try DistinguishedName { CommonName("example.com") },
+            extensions: try Certificate.Extensions { SubjectAlternativeNames([.dnsName("example.com")]) },
+            issuerPrivateKey: .init(authority.privateKey))
+        #expect(await !Self.verify(foreign, by: authority, host: "example.com"))
+    }
+
+    @Test("the embedding library serves HTTPS with a temporary CA; a client trusting it gets https:// endpoints, others are refused")
+    func embeddedHTTPS() async throws {
+        try await MockAppleIDTestServer.withRunning(https: true) { server in
+            let base = try #require(server.httpsBaseURL)
+            let authority = try #require(server.certificateAuthority)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                    configuration: .init(tlsConfiguration: try authority.clientTLSConfiguration()))
+            let untrusting = HTTPClient(eventLoopGroupProvider: .singleton)
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: base + "/.well-known/openid-configuration"), timeout: .seconds(10))
+                #expect(response.status == .ok)
+                let body = try await response.body.collect(upTo: 64 * 1024)
+                let document = try #require(JSONValue.parse(Data(body.readableBytesView)))
+                #expect(document["token_endpoint"] == .string(base + "/auth/token"))
+                #expect(document["issuer"] == .string("https://appleid.apple.com"))
+                let refused = await #expect(throws: (any Error).self) {
+                    _ = try await untrusting.execute(HTTPClientRequest(url: base + "/auth/keys"), timeout: .seconds(2))
+                }
+                #expect(refused.map { "\($0)" }?.contains("CERTIFICATE_VERIFY_FAILED") == true)
+            } catch {
+                Issue.record(error)
+            }
+            try await client.shutdown()
+            try await untrusting.shutdown()
+        }
+    }
+
+    @Test("an HTTP/2 stream gets its peer mark (replacing the client's) and is closed when its request is not read in time")
+    func streamGuard() throws {
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: 1)
+        let open = EmbeddedChannel(handler: StreamGuardHandler(peerIsLoopback: false, requestTimeout: .seconds(40)))
+        try open.connect(to: address).wait()
+        var spoofed = HTTPRequest(method: .get, scheme: "https", authority: "appleid.apple.com", path: "/__admin/health")
+        spoofed.headerFields[ConnectionPeer.field] = ConnectionPeer.loopback
+        try open.writeInbound(HTTPRequestPart.head(spoofed))
+        var marked = spoofed
+        marked.headerFields[ConnectionPeer.field] = ConnectionPeer.remote
+        #expect(try open.readInbound(as: HTTPRequestPart.self) == .head(marked))
+        open.embeddedEventLoop.advanceTime(by: .seconds(39))
+        #expect(open.isActive)
+        open.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!open.isActive)
+
+        let finished = EmbeddedChannel(handler: StreamGuardHandler(peerIsLoopback: true, requestTimeout: .seconds(40)))
+        try finished.connect(to: address).wait()
+        try finished.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: "https", authority: "localhost", path: "/auth/keys")))
+        try finished.writeInbound(HTTPRequestPart.end(nil))
+        finished.embeddedEventLoop.advanceTime(by: .seconds(120))
+        #expect(finished.isActive)
+    }
+}
