@@ -105,7 +105,12 @@ struct HTTPSTests {
                 let refused = await #expect(throws: (any Error).self) {
                     _ = try await untrusting.execute(HTTPClientRequest(url: base + "/auth/keys"), timeout: .seconds(2))
                 }
+                #if os(Linux)
+                // NIOSSL's wording; on Apple platforms the singleton group is Network.framework's, which words it otherwise.
                 #expect(refused.map { "\($0)" }?.contains("CERTIFICATE_VERIFY_FAILED") == true)
+                #else
+                #expect(refused != nil)
+                #endif
             } catch {
                 Issue.record(error)
             }
