@@ -39,11 +39,16 @@ def tls_dir():
     shutil.rmtree(directory, ignore_errors=True)
 
 
+def https_port(banner: str) -> int:
+    """The HTTPS port a `serve` banner names."""
+    return int(re.search(r"https://localhost:(\d+)", banner).group(1))
+
+
 class HTTPSServer:
     def __init__(self, server, tls_dir: pathlib.Path):
         self.http = server
         self.banner = server.banner
-        self.port = int(re.search(r"https://localhost:(\d+)", server.banner).group(1))
+        self.port = https_port(server.banner)
         self.ca = tls_dir / "ca.pem"
         self.bundle = tls_dir / "ca-bundle.pem"
         self.key = tls_dir / "ca-key.pem"
@@ -128,7 +133,7 @@ def test_the_ca_is_kept_across_restarts_and_the_server_certificate_is_issued_ane
     first_leaf = leaf_certificate(https.port)
     with serving("--https-port", "0", "--tls-dir", str(tls_dir)) as again:
         assert re.search(r"SHA-256:\s+(\S+)", again.banner).group(1) == fingerprint
-        port = int(re.search(r"https://localhost:(\d+)", again.banner).group(1))
+        port = https_port(again.banner)
         assert leaf_certificate(port).serial_number != first_leaf.serial_number
     kept = run_cli("tls", "init", "--dir", str(tls_dir))
     assert kept.returncode == 0, kept.stderr
@@ -248,7 +253,7 @@ def test_the_admin_api_refuses_other_hosts_over_http2_even_with_a_spoofed_peer_h
     if address is None:
         pytest.skip("this machine has no non-loopback IPv4 address to reach the server from")
     with serving("--host", "0.0.0.0", "--https-port", "0", "--tls-dir", str(tls_dir)) as server:
-        port = int(re.search(r"https://localhost:(\d+)", server.banner).group(1))
+        port = https_port(server.banner)
         ca = str(tls_dir / "ca.pem")
 
         def get(host_address, path, *headers):
@@ -300,7 +305,7 @@ def test_unmodified_social_core_signs_in_with_trust_and_host_mapping_only(https,
 
 def test_a_client_that_stalls_in_the_tls_handshake_is_cut_by_the_header_timeout(tls_dir):
     with serving("--https-port", "0", "--tls-dir", str(tls_dir), "--header-timeout", "1", "--idle-timeout", "30") as server:
-        port = int(re.search(r"https://localhost:(\d+)", server.banner).group(1))
+        port = https_port(server.banner)
         with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as connection:
             connection.sendall(b"\x16\x03\x01\x00\xc8\x01")  # the first bytes of a ClientHello, then nothing
             _, seconds = _read_until_closed(connection, 8)
@@ -322,7 +327,7 @@ def test_a_certificate_of_your_own_is_served(tmp_path):
                                                          serialization.NoEncryption()))
     with serving("--https-port", "0", "--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem")) as server:
         assert "certificate: from --tls-cert" in server.banner and "SHA-256" not in server.banner
-        port = int(re.search(r"https://localhost:(\d+)", server.banner).group(1))
+        port = https_port(server.banner)
         assert leaf_certificate(port) == own
         with apple_hosts_at(port):
             assert requests.get("https://appleid.apple.com/auth/keys", verify=str(tmp_path / "cert.pem"), timeout=TIMEOUT).status_code == 200

@@ -64,7 +64,7 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
     init(clock: ConnectionClock, maxBodySize: Int, peerIsLoopback: Bool) {
         self.clock = clock
         self.maxBodySize = maxBodySize
-        self.peer = peerIsLoopback ? ConnectionPeer.loopback : ConnectionPeer.remote
+        self.peer = ConnectionPeer.value(peerIsLoopback: peerIsLoopback)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

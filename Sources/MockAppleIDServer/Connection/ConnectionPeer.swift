@@ -10,6 +10,9 @@ enum ConnectionPeer {
     static let field = HTTPField.Name("X-Mock-AppleID-Peer")!
     static let loopback = "loopback"
     static let remote = "remote"
+
+    /// The field's value for a connection whose peer is (or is not) on this machine.
+    static func value(peerIsLoopback: Bool) -> String { peerIsLoopback ? loopback : remote }
 }
 
 extension SocketAddress {

@@ -103,7 +103,7 @@ final class StreamGuardHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var deadline: Scheduled<Void>?
 
     init(peerIsLoopback: Bool, requestTimeout: TimeAmount) {
-        peer = peerIsLoopback ? ConnectionPeer.loopback : ConnectionPeer.remote
+        peer = ConnectionPeer.value(peerIsLoopback: peerIsLoopback)
         self.requestTimeout = requestTimeout
     }
 
