@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The references the benchmarks measure mock-appleid against in the same run (Benchmarks/run):
-// a bare SwiftNIO responder serving fixed bytes, and swift-crypto's signing rate on one core.
+// a bare SwiftNIO responder serving fixed bytes, and swift-crypto's signing rate on one core; and the two
+// probes Benchmarks/portable builds to measure what `import Foundation` costs beside FoundationEssentials.
 let package = Package(
     name: "mock-appleid-benchmarks",
     platforms: [.macOS(.v15)],
@@ -26,5 +27,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        .executableTarget(name: "foundation-probe"),
+        .executableTarget(name: "essentials-probe"),
     ]
 )

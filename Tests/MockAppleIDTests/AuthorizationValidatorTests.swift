@@ -1,7 +1,7 @@
 import MockAppleID
 import Testing
 
-/// `/auth/authorize` parameter rules (apple-api.md §1.1, §1.3), each on its own.
+/// `/auth/authorize` parameter rules (docs/apple-reference.md §1.1, §1.3), each on its own.
 @Suite("authorization request rules")
 struct AuthorizationValidatorTests {
     let validator = AuthorizationValidator(directory: try! AppleIDProvider(scenario: Fixtures.scenario()).directory)

@@ -3,7 +3,7 @@ import Foundation
 import MockAppleID
 import Testing
 
-/// Apple's client_secret checks, one rejection at a time (apple-api.md §2.2).
+/// Apple's client_secret checks, one rejection at a time (docs/apple-reference.md §2.2).
 @Suite("client_secret verification")
 struct ClientSecretTests {
     let verifier = ClientSecretVerifier(settings: ProviderSettings())

@@ -2,7 +2,7 @@ import Foundation
 import MockAppleID
 import Testing
 
-/// Identity-token claims as Apple emits them (apple-api.md §5).
+/// Identity-token claims as Apple emits them (docs/apple-reference.md §5).
 @Suite("identity tokens")
 struct IdentityTokenTests {
     /// Claim names in the order the token's payload text has them (parsing does not keep order).

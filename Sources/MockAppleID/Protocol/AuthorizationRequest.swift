@@ -1,4 +1,4 @@
-/// A `/auth/authorize` request that passed every parameter rule of apple-api.md §1.1.
+/// A `/auth/authorize` request that passed every parameter rule of docs/apple-reference.md §1.1.
 public struct AuthorizationRequest: Sendable, Equatable {
     public let client: Client
     public let redirectURI: String

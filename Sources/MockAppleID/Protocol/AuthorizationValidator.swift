@@ -1,4 +1,4 @@
-/// Applies Apple's `/auth/authorize` parameter rules (apple-api.md §1.1, §1.3) to raw parameters.
+/// Applies Apple's `/auth/authorize` parameter rules (docs/apple-reference.md §1.1, §1.3) to raw parameters.
 /// Pure: no state, no HTTP.
 public struct AuthorizationValidator: Sendable {
     public let directory: Directory

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Apple's `client_secret` checks (apple-api.md §2.2), in the order Apple's failures are diagnosed:
+/// Apple's `client_secret` checks (docs/apple-reference.md §2.2), in this order (Apple's answer is the same bare `invalid_client` whichever fails):
 /// JWT shape, `alg`, `kid`, raw r‖s signature, `iss`, `sub`, `aud`, `iat`, `exp`.
 public struct ClientSecretVerifier: Sendable {
     public let settings: ProviderSettings

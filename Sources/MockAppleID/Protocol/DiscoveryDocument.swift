@@ -1,4 +1,4 @@
-/// Apple's OpenID discovery document (apple-api.md §10.1) with endpoints at `baseURL`.
+/// Apple's OpenID discovery document (docs/apple-reference.md §10.1) with endpoints at `baseURL`.
 public enum DiscoveryDocument {
     /// The document in Apple's field order; `issuer` stays Apple's unless the scenario changes it.
     public static func json(issuer: String, baseURL: String) -> JSONValue {

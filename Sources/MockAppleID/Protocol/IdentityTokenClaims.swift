@@ -1,6 +1,6 @@
 import Foundation
 
-/// Builds identity-token claims in Apple's order (apple-api.md §5.2):
+/// Builds identity-token claims in Apple's order (docs/apple-reference.md §5.2):
 /// `iss, aud, exp, iat, sub, [nonce], [c_hash|at_hash], [email, email_verified, is_private_email],
 /// [auth_time], [nonce_supported], [real_user_status], [org_id], [transfer_sub]`.
 public struct IdentityTokenClaims: Sendable {

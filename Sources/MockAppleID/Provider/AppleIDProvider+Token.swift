@@ -30,7 +30,7 @@ extension AppleIDProvider {
         }
     }
 
-    /// Checks `client_id` and `client_secret` (§2.2); any failure is `invalid_client`.
+    /// Checks `client_id` and `client_secret` (docs/apple-reference.md §2.2); any failure is `invalid_client`.
     func authenticate(_ form: FormParameters, now: Date) throws(AppleError) -> Client {
         if let duplicate = form.firstDuplicate(among: Self.tokenFields) {
             throw AppleError(.invalidRequest, reason: "parameter \(duplicate) is given more than once")
@@ -109,7 +109,7 @@ extension AppleIDProvider {
         return .object(members)
     }
 
-    /// `POST /auth/revoke` (§3): returns for revoked and for unknown tokens alike (Apple's 200); only
+    /// `POST /auth/revoke` (docs/apple-reference.md §3): returns for revoked and for unknown tokens alike (Apple's 200); only
     /// bad client authentication or a malformed request throws.
     public func revoke(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) {
         try answering(.revoke, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in

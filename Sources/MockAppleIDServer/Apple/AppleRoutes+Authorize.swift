@@ -1,7 +1,7 @@
 import Hummingbird
 import MockAppleID
 
-/// `GET|POST /auth/authorize` and the consent form's `POST /auth/authorize/consent` (apple-api.md §1).
+/// `GET|POST /auth/authorize` and the consent form's `POST /auth/authorize/consent` (docs/apple-reference.md §1).
 extension AppleRoutes {
     func registerAuthorize(on router: RecordingRouter) {
         router.get("/auth/authorize") { request, _ in

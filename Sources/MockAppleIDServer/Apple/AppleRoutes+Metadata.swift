@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import MockAppleID
 
-/// `GET /auth/keys` (apple-api.md §4) and `GET /.well-known/openid-configuration` (§10.1).
+/// `GET /auth/keys` (docs/apple-reference.md §4) and `GET /.well-known/openid-configuration` (§10.1).
 extension AppleRoutes {
     func registerMetadata(on router: RecordingRouter) {
         router.get("/auth/keys") { request, _ in

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import MockAppleID
 
-/// `POST /auth/token` (apple-api.md §2), `POST /auth/revoke` (§3) and `POST /auth/usermigrationinfo` (§8): form bodies in, Apple's JSON
+/// `POST /auth/token` (docs/apple-reference.md §2), `POST /auth/revoke` (§3) and `POST /auth/usermigrationinfo` (§8): form bodies in, Apple's JSON
 /// or empty 200 out; Apple's errors render themselves.
 extension AppleRoutes {
     func registerToken(on router: RecordingRouter) {

@@ -1,0 +1,150 @@
+"""Starts the mock-appleid binary on a free loopback port and stops it."""
+import os
+import pathlib
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import weakref
+from typing import List, Optional, Sequence, Union
+
+from .banner import parse_banner
+from .binary import find_binary
+from .client import MockAppleIDClient
+from .errors import ServerStartError
+
+START_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 30.0
+
+
+class MockAppleID:
+    """A mock-appleid server for the length of a `with` block (or between `start()` and `stop()`).
+
+        with MockAppleID() as appleid:
+            signed_in = appleid.sign_in(persona="jane")
+
+    `scenario` is a scenario file (None: the built-in one). With `https` (the default) the server also
+    answers as https://appleid.apple.com on a second port, with a local CA kept in `tls_dir` (None: a
+    temporary folder removed at stop), which `client.as_apple()` uses. `admin_token` starts the server with
+    `--admin-token` and has the client send it. `arguments` go to `serve` as given.
+    """
+
+    def __init__(self, scenario: Union[str, os.PathLike, None] = None, *, https: bool = True,
+                 tls_dir: Union[str, os.PathLike, None] = None, binary: Optional[str] = None,
+                 admin_token: Optional[str] = None, arguments: Sequence[str] = (),
+                 start_timeout: float = START_TIMEOUT_SECONDS):
+        self.scenario = scenario
+        self.https = https
+        self.tls_dir = tls_dir
+        self.binary = binary
+        self.admin_token = admin_token
+        self.arguments = list(arguments)
+        self.start_timeout = start_timeout
+        self.client: Optional[MockAppleIDClient] = None
+        self._process: Optional[subprocess.Popen] = None
+        self._pump: Optional[threading.Thread] = None
+        self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._kill_at_exit: Optional[weakref.finalize] = None
+        self._log: Optional[pathlib.Path] = None
+        self._temporary_tls_dir: Optional[str] = None
+
+    def __enter__(self) -> MockAppleIDClient:
+        return self.start()
+
+    def __exit__(self, *_) -> None:
+        self.stop()
+
+    def start(self) -> MockAppleIDClient:
+        """Starts the server and returns its client once it listens."""
+        if self._process is not None:
+            raise ServerStartError("this MockAppleID is already running")
+        binary = find_binary(self.binary)
+        command = [binary, "serve", "--port", "0", "--log-level", "notice"]
+        if self.scenario is not None:
+            command += ["--scenario", os.fspath(self.scenario)]
+        tls_dir = None
+        if self.https:
+            tls_dir = os.fspath(self.tls_dir) if self.tls_dir is not None else self._make_temporary_tls_dir()
+            command += ["--https-port", "0", "--tls-dir", tls_dir]
+        if self.admin_token is not None:
+            command += ["--admin-token", self.admin_token]
+        command += self.arguments
+        log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
+        self._log = pathlib.Path(log.name)
+        try:
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
+        except OSError as error:
+            self.stop()
+            raise ServerStartError(f"cannot run {binary}: {error}") from error
+        finally:
+            log.close()
+        self._kill_at_exit = weakref.finalize(self, self._process.kill)
+        self._lines = queue.Queue()
+        self._pump = threading.Thread(target=self._pump_lines, args=(self._process.stdout, self._lines), daemon=True)
+        self._pump.start()
+        banner = parse_banner(self._read_banner())
+        self.client = MockAppleIDClient(banner, binary=binary, admin_token=self.admin_token,
+                                        ca_bundle=os.path.join(tls_dir, "ca-bundle.pem") if tls_dir else None)
+        return self.client
+
+    def stop(self) -> None:
+        """Stops the server (SIGINT, then SIGKILL after 30 s) and removes what it made."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=STOP_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._kill_at_exit is not None:
+            self._kill_at_exit.detach()
+            self._kill_at_exit = None
+        if self._pump is not None:
+            self._pump.join(timeout=5)  # the pipe ends with the process
+            self._pump = None
+        if process is not None:
+            process.stdout.close()
+        if self._temporary_tls_dir is not None:
+            shutil.rmtree(self._temporary_tls_dir, ignore_errors=True)
+            self._temporary_tls_dir = None
+        if self._log is not None:
+            self._log.unlink(missing_ok=True)
+            self._log = None
+        self.client = None
+
+    def log(self) -> str:
+        """What the server wrote to standard error so far."""
+        return self._log.read_text(errors="replace") if self._log is not None else ""
+
+    def _make_temporary_tls_dir(self) -> str:
+        self._temporary_tls_dir = tempfile.mkdtemp(prefix="mock-appleid-tls-")
+        return os.path.join(self._temporary_tls_dir, "tls")
+
+    @staticmethod
+    def _pump_lines(stdout, lines: "queue.Queue[Optional[str]]") -> None:
+        for line in stdout:
+            lines.put(line)
+        lines.put(None)
+
+    def _read_banner(self) -> str:
+        """The start-up banner, through its last line; a clear error if the server exits or is slow."""
+        banner: List[str] = []
+        deadline = time.monotonic() + self.start_timeout
+        while not banner or not banner[-1].startswith("Press Ctrl-C"):
+            remaining = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, min(remaining, 1.0)))
+            except queue.Empty:
+                line = ""
+            if line is None or remaining <= 0:
+                why = "exited" if line is None else f"printed no banner within {self.start_timeout:.0f} s"
+                log = self.log()
+                self.stop()
+                raise ServerStartError(f"mock-appleid {why}: {log.strip() or 'no output'}")
+            if line:
+                banner.append(line.rstrip("\n"))
+        return "\n".join(banner)
