@@ -22,3 +22,12 @@ def test_the_console_script_runs_the_carried_binary():
     assert finished.returncode == 0, finished.stderr
     assert "scenario sample-rps: 1 team(s), 2 client(s), 2 persona(s)" in finished.stdout
 
+
+
+def test_the_console_script_says_in_one_line_when_no_binary_is_there(tmp_path):
+    script = pathlib.Path(sys.executable).parent / "mock-appleid"
+    finished = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "MOCK_APPLEID_BINARY": str(tmp_path / "absent")})
+    assert finished.returncode == 1
+    assert finished.stderr.strip().splitlines() == [
+        f"mock-appleid: no executable mock-appleid binary at {tmp_path / 'absent'} (install the platform wheel, or set MOCK_APPLEID_BINARY)"]

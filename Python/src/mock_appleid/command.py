@@ -3,8 +3,12 @@ import os
 import sys
 
 from .binary import find_binary
+from .errors import ServerStartError
 
 
 def main() -> None:
-    binary = find_binary()
+    try:
+        binary = find_binary()
+    except ServerStartError as error:
+        sys.exit(f"mock-appleid: {error}")
     os.execv(binary, [binary, *sys.argv[1:]])
