@@ -87,7 +87,7 @@ struct AppleEndpointsTests {
         }
     }
 
-    @Test("consent Continue delivers by form_post: an auto-submitting page with state, code, id_token, user")
+    @Test("consent Continue delivers by form_post: an auto-submitting page with state, code, id_token, user (an empty name part keeps the persona's)")
     func consentContinue() async throws {
         try await Harness.withRouter(try Harness.provider()) { client in
             let body = ByteBuffer(string: Harness.authorizeQuery + "&persona=jane&email_choice=&first_name=Janie&last_name=&action=continue")
@@ -96,7 +96,7 @@ struct AppleEndpointsTests {
                 #expect(response.text.contains(#"<form method="post" action="http://localhost:3000/auth/apple/callback">"#))
                 #expect(response.text.contains("document.forms[0].submit()"))
                 #expect(Harness.hiddenFields(response.text).map(\.0) == ["state", "code", "id_token", "user"])
-                #expect(Harness.field("user", in: response.text) == #"{"name":{"firstName":"Janie","lastName":""},"email":"jane.appleseed@example.com"}"#)
+                #expect(Harness.field("user", in: response.text) == #"{"name":{"firstName":"Janie","lastName":"Appleseed"},"email":"jane.appleseed@example.com"}"#)
             }
             try await client.execute(uri: "/auth/authorize?" + Harness.authorizeQuery, method: .get) { response in
                 #expect(response.text.contains("(jane: jane.appleseed@example.com, returning, shares email)"))

@@ -50,3 +50,13 @@ public struct PersonName: Sendable, Equatable, Codable {
         self.lastName = lastName
     }
 }
+
+extension PersonName {
+    /// The name a first sign-in sends in `user`: the persona's, with each part the user typed on the
+    /// consent page in its place (a part left empty keeps the persona's).
+    static func sent(for persona: Persona, edited: PersonName?) -> PersonName {
+        func part(_ typed: String?, else own: String) -> String { typed.map { $0.isEmpty ? own : $0 } ?? own }
+        return PersonName(firstName: part(edited?.firstName, else: persona.firstName),
+                          lastName: part(edited?.lastName, else: persona.lastName))
+    }
+}

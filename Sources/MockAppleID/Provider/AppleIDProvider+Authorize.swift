@@ -93,9 +93,9 @@ extension AppleIDProvider {
             fields.append(.init("id_token", token))
         }
         if signIn.isFirstConsent && !signIn.consent.scopes.isEmpty {
-            let name = editedName ?? PersonName(firstName: signIn.persona.firstName, lastName: signIn.persona.lastName)
             fields.append(.init("user", IdentityResolver.userJSON(
-                persona: signIn.persona, account: signIn.relayAccount, consent: signIn.consent, name: name, teamID: request.client.teamID)))
+                persona: signIn.persona, account: signIn.relayAccount, consent: signIn.consent,
+                name: .sent(for: signIn.persona, edited: editedName), teamID: request.client.teamID)))
         }
         return delivery(request, fields)
     }
