@@ -47,7 +47,7 @@ struct StartupBanner {
             lines += ["", "Developer keys (sign client_secret with ES256; iss = Team ID, kid = Key ID):"]
             for team in provider.scenario.teams {
                 for key in team.developerKeys.values.sorted(by: { $0.kid < $1.kid }) {
-                    lines.append("  team \(team.id) key \(key.kid): \(describe(key.location))")
+                    lines.append("  team \(team.id) key \(key.kid): \(describe(key.location))\(key.revoked ? " (revoked)" : "")")
                 }
             }
             lines += ["", "Personas:"]

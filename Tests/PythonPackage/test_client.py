@@ -1,6 +1,9 @@
 """The Python API outside pytest's fixtures: MockAppleID as a context manager and its client."""
 import os
+import pathlib
 import socket
+import subprocess
+import sys
 import time
 
 import jwt
@@ -9,6 +12,8 @@ import requests
 
 from mock_appleid import (DEFAULT_CLIENT_ID, MockAppleID, MockAppleIDError, ServerStartError,
                           built_in_developer_key)
+
+KEYS = pathlib.Path(__file__).resolve().parents[2] / "Keys"
 
 
 @pytest.fixture(scope="module")
@@ -144,10 +149,46 @@ def test_client_secrets_are_signed_with_the_key_the_scenario_registers_for_the_c
         appleid.client_secret("com.unknown.client")
 
 
-def test_loopback_calls_ignore_an_http_proxy(appleid, monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
-    assert appleid.health()["status"] == "ok"
+def test_loopback_calls_ignore_an_http_proxy(appleid):
+    """The proxy is set before the package is imported, as in a CI job behind one."""
+    program = f"import mock_appleid.transport as t; print(t.call('GET', '{appleid.base_url}/__admin/health').status)"
+    finished = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "HTTP_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"})
+    assert (finished.returncode, finished.stdout.strip()) == (0, "200"), finished.stderr
+
+
+def test_client_secrets_skip_keys_that_are_revoked_or_have_no_private_half(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+
+    other = serialization.load_pem_private_key((KEYS / "AuthKey_MOCKKEY002.p8").read_bytes(), password=None)
+    (tmp_path / "public.pem").write_bytes(other.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    scenario = tmp_path / "keys.yaml"
+    scenario.write_text(f"""
+name: keys
+settings: {{allowLoopbackReturnURLs: true}}
+signingKeys: [{{kid: mRS2bT4nWz, alg: RS256, file: {KEYS}/signing-mRS2bT4nWz.pem, signing: true}}]
+teams:
+  - id: MOCKTEAM01
+    keys:
+      - {{kid: AAAAAAAAA1, file: {tmp_path}/public.pem}}
+      - {{kid: AAAAAAAAA2, file: {KEYS}/AuthKey_MOCKKEY002.p8, revoked: true}}
+      - {{kid: MOCKKEY001, file: {KEYS}/AuthKey_MOCKKEY001.p8}}
+    apps:
+      - primaryAppID: com.example.app
+        servicesIDs: [{{id: com.example.web, returnURLs: ["http://localhost:3000/auth/apple/callback"]}}]
+personas: [{{id: jane, firstName: Jane, lastName: Appleseed, email: jane@example.com}}]
+""")
+    with MockAppleID(scenario, https=False) as client:
+        assert jwt.get_unverified_header(client.client_secret())["kid"] == "MOCKKEY001"
+        assert client.sign_in().tokens["token_type"] == "Bearer"
+        with pytest.raises(MockAppleIDError, match="no usable developer key AAAAAAAAA1"):
+            client.client_secret(key_id="AAAAAAAAA1")
+        own = client.client_secret(key_file=str(KEYS / "AuthKey_MOCKKEY001.p8"))
+        assert (jwt.get_unverified_header(own)["kid"], jwt.decode(own, options={"verify_signature": False})["iss"]) == (
+            "MOCKKEY001", "MOCKTEAM01")
+        with pytest.raises(MockAppleIDError, match="pass team_id and key_id"):
+            client.client_secret(key_file=str(tmp_path / "public.pem"))
 
 
 def test_an_admin_token_is_sent_when_the_server_requires_one():

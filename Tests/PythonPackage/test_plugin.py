@@ -34,7 +34,8 @@ def test_an_isolated_test_gets_a_server_of_its_own(mock_appleid, mock_appleid_se
 
 
 def test_apple_hosts_fixture_maps_apples_address(apple_hosts):
-    assert requests.get("https://appleid.apple.com/auth/keys", timeout=10).json()["keys"]
+    keys = requests.get("https://appleid.apple.com/auth/keys", timeout=10).json()
+    assert keys == requests.get(apple_hosts.jwks_url, timeout=10).json() and keys["keys"]
 
 
 def test_state_does_not_leak_between_tests_and_the_session_server_is_shared(pytester):

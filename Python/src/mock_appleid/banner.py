@@ -3,6 +3,8 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Tuple
 
+from .errors import ServerStartError
+
 
 @dataclasses.dataclass(frozen=True)
 class Banner:
@@ -10,13 +12,16 @@ class Banner:
     https_port: Optional[int]
     #: client_id (Services ID or bundle ID) → Team ID
     clients: Dict[str, str]
-    #: Team ID → [(Key ID, where the .p8 is, as the banner words it)], in the banner's order
+    #: Team ID → [(Key ID, where the .p8 is, as the banner words it)], by Key ID, revoked keys left out
     developer_keys: Dict[str, List[Tuple[str, str]]]
 
 
 def parse_banner(text: str) -> Banner:
-    base_url = re.search(r"mock-appleid listening on (http://\S+)", text).group(1)
-    https = re.search(r"https://localhost:(\d+)", text)
+    listening = re.search(r"mock-appleid listening on (http://\S+)", text)
+    if listening is None:
+        raise ServerStartError(f"mock-appleid printed no plain-HTTP address to reach it:\n{text}")
+    base_url = listening.group(1)
+    https = re.search(r"^  HTTPS:\s.*?https://localhost(?::(\d+))?[,\s]", text, re.M)
     clients: Dict[str, str] = {}
     team = None
     for line in text.splitlines():
@@ -28,5 +33,7 @@ def parse_banner(text: str) -> Banner:
             clients[client.group(1)] = team
     keys: Dict[str, List[Tuple[str, str]]] = {}
     for key in re.finditer(r"^  team (\S+) key (\S+): (.+)$", text, re.M):
-        keys.setdefault(key.group(1), []).append((key.group(2), key.group(3)))
-    return Banner(base_url, int(https.group(1)) if https else None, clients, keys)
+        if not key.group(3).endswith(" (revoked)"):
+            keys.setdefault(key.group(1), []).append((key.group(2), key.group(3)))
+    https_port = int(https.group(1) or 443) if https else None
+    return Banner(base_url, https_port, clients, keys)

@@ -2,6 +2,7 @@
 import contextlib
 import os
 import pathlib
+import re
 import subprocess
 import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
@@ -138,15 +139,21 @@ class MockAppleIDClient:
 
     def client_secret(self, client_id: str = DEFAULT_CLIENT_ID, *, key_file: Optional[str] = None,
                       team_id: Optional[str] = None, key_id: Optional[str] = None, lifetime: int = 3600) -> str:
-        """An ES256 client secret for `client_id`, issued now on the mock clock and signed with the first
-        developer key the scenario registers for the client's team (or with `key_file`, `team_id`, `key_id`)."""
+        """An ES256 client secret for `client_id`, issued now on the mock clock. Signed with the scenario's
+        key for the client's team (the first by Key ID that is not revoked and has its .p8), or with
+        `key_file`; the Team ID defaults to the client's team, and with a `key_file` named as Apple names
+        them (`AuthKey_<Key ID>.p8`) the Key ID to the one in its name."""
         if key_file is None:
             team_id, key_id, key_file = self._developer_key(client_id, team_id, key_id)
+        else:
+            team_id = team_id or self._banner.clients.get(client_id)
+            named = re.fullmatch(r"AuthKey_(\w+)\.p8", pathlib.Path(key_file).name)
+            key_id = key_id or (named.group(1) if named else None)
+            if team_id is None or key_id is None:
+                raise MockAppleIDError("with key_file, pass team_id and key_id (or name the file AuthKey_<Key ID>.p8 "
+                                       "and use a client of the scenario)")
         arguments = [self.binary, "client-secret", "--client-id", client_id, "--lifetime", str(lifetime),
-                     "--issued-at", str(self.now()), "--key", key_file]
-        for flag, value in (("--team-id", team_id), ("--key-id", key_id)):
-            if value is not None:
-                arguments += [flag, value]
+                     "--issued-at", str(self.now()), "--key", key_file, "--team-id", team_id, "--key-id", key_id]
         finished = subprocess.run(arguments, capture_output=True, text=True, timeout=30)
         if finished.returncode != 0:
             raise MockAppleIDError(f"client-secret failed: {finished.stderr.strip()}")
@@ -271,20 +278,29 @@ class MockAppleIDClient:
         return url
 
     def _developer_key(self, client_id: str, team_id: Optional[str], key_id: Optional[str]) -> Tuple[str, str, str]:
-        """Team ID, Key ID and .p8 file of the scenario's key for `client_id` (the first of its team, or
-        `key_id`)."""
+        """Team ID, Key ID and .p8 file of the key the server signs `client_id`'s secrets with: `key_id`, or
+        the first of the client's team by Key ID that is not revoked and whose .p8 is readable here."""
         team = team_id or self._banner.clients.get(client_id)
         if team is None:
             raise MockAppleIDError(f"client {client_id} is not in the scenario; pass team_id, key_id and key_file")
-        keys = [(kid, where) for kid, where in self._banner.developer_keys.get(team, []) if key_id in (None, kid)]
-        if not keys:
-            raise MockAppleIDError(f"team {team} has no developer key{' ' + key_id if key_id else ''} in the scenario")
-        kid, where = keys[0]
-        built_in = where.endswith(" in the mock-appleid repository (built in)")
-        path = BUILT_IN_KEYS / pathlib.Path(where.split(" ")[0]).name if built_in else pathlib.Path(where)
-        if not path.is_file():
-            raise MockAppleIDError(f"the .p8 of team {team} key {kid} is not readable here ({where}); pass key_file")
-        return team, kid, os.fspath(path)
+        candidates = [(kid, where) for kid, where in self._banner.developer_keys.get(team, []) if key_id in (None, kid)]
+        for kid, where in candidates:
+            path = self._private_key_file(where)
+            if path is not None:
+                return team, kid, path
+        raise MockAppleIDError(f"team {team} has no usable developer key{' ' + key_id if key_id else ''} with a .p8 "
+                               f"readable here ({', '.join(where for _, where in candidates) or 'none'}); pass key_file")
+
+    @staticmethod
+    def _private_key_file(where: str) -> Optional[str]:
+        """The .p8 a banner's key location names, if it holds a private key (a scenario may give only the
+        public half, or the key inline)."""
+        built_in = " in the mock-appleid repository (built in)"
+        path = BUILT_IN_KEYS / pathlib.Path(where[:-len(built_in)]).name if where.endswith(built_in) else pathlib.Path(where)
+        try:
+            return os.fspath(path) if "PRIVATE KEY" in path.read_text() else None
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _require_https(self) -> int:
         if self.https_port is None:

@@ -82,10 +82,14 @@ class MockAppleID:
         finally:
             log.close()
         self._kill_at_exit = weakref.finalize(self, self._process.kill)
-        self._lines = queue.Queue()
-        self._pump = threading.Thread(target=self._pump_lines, args=(self._process.stdout, self._lines), daemon=True)
-        self._pump.start()
-        banner = parse_banner(self._read_banner())
+        try:
+            self._lines = queue.Queue()
+            self._pump = threading.Thread(target=self._pump_lines, args=(self._process.stdout, self._lines), daemon=True)
+            self._pump.start()
+            banner = parse_banner(self._read_banner())
+        except BaseException:
+            self.stop()  # whatever stopped the start (a bad banner, Ctrl-C), nothing is left running
+            raise
         self.client = MockAppleIDClient(banner, binary=binary, admin_token=self.admin_token,
                                         ca_bundle=os.path.join(tls_dir, "ca-bundle.pem") if tls_dir else None)
         return self.client
