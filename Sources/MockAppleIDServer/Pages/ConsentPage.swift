@@ -8,65 +8,88 @@ import MockAppleID
 enum ConsentPage {
     static func render(_ prompt: ConsentPrompt) -> String {
         let request = prompt.request
-        let hidden = HTML.hiddenInputs(request.parameters.pairs.map { ($0.name, $0.value) })
-        let personas = prompt.choices.enumerated().map { index, choice in personaOption(choice, checked: index == 0) }
-        let asks = request.scopes.isEmpty ? "no personal information"
-            : request.scopes.map { $0 == .name ? "your name" : "your email" }.joined(separator: " and ")
-        return HTML.page(title: "Sign in with Apple", body: """
-            <h1>Sign in to <code>\(HTML.escape(request.client.id))</code> with your Apple Account</h1>
-            <p>The app asks for \(asks). It returns to <code>\(HTML.escape(request.redirectURI))</code>.</p>
-            <form method="post" action="authorize/consent">
-            \(hidden)
-            <fieldset><legend>Account</legend>
-            \(personas.joined(separator: "\n"))
-            </fieldset>
-            \(request.scopes.isEmpty ? "" : firstConsentFields(request))
-            <button type="submit" name="\(ConsentForm.action)" value="continue" autofocus>Continue</button>
-            <button type="submit" name="\(ConsentForm.action)" value="cancel">Cancel</button>
-            </form>
-            <p class="note">mock-appleid consent page. Choices below the account apply only to a first sign-in
-            to this app group; a returning account shares what it shared before.</p>
-            """)
+        let model = Model(
+            clientID: request.client.id, redirectURI: request.redirectURI,
+            asks: request.scopes.isEmpty ? "no personal information"
+                : request.scopes.map { $0 == .name ? "your name" : "your email" }.joined(separator: " and "),
+            hidden: request.parameters.pairs.map { HiddenField(name: $0.name, value: $0.value) },
+            personas: prompt.choices.enumerated().map { index, choice in PersonaOption(choice, checked: index == 0) },
+            asksName: request.scopes.contains(.name), asksEmail: request.scopes.contains(.email))
+        return PageTemplates.render(model, with: "consent")
     }
 
-    private static func personaOption(_ choice: PersonaChoice, checked: Bool) -> String {
-        let persona = choice.persona
-        var details = [persona.email ?? "no email"]
-        let sharing = { (choice: EmailChoice) in choice == .hide ? "hides email" : "shares email" }
-        switch (choice.consent, persona.email) {
-        case let (consent?, _): details.append("returning" + (consent.scopes.contains(.email) ? ", \(sharing(consent.emailChoice))" : ""))
-        case (nil, .some): details.append("first sign-in, \(sharing(persona.emailChoice)) by default")
-        case (nil, nil): details.append("first sign-in")
-        }
-        if persona.managed { details.append("managed account") }
-        let id = HTML.escape(persona.id)
-        return """
-            <label><input type="radio" name="\(ConsentForm.persona)" value="\(id)"\(checked ? " checked" : "")>
-            \(HTML.escape("\(persona.firstName) \(persona.lastName)")) <span class="note">(\(id): \(HTML.escape(details.joined(separator: ", "))))</span></label>
-            """
+    struct Model {
+        let clientID: String
+        let redirectURI: String
+        let asks: String
+        let hidden: [HiddenField]
+        let personas: [PersonaOption]
+        let asksName: Bool
+        let asksEmail: Bool
+        let form = ConsentForm.Names()
     }
 
-    private static func firstConsentFields(_ request: AuthorizationRequest) -> String {
-        var html = ""
-        if request.scopes.contains(.name) {
-            html += """
-                <fieldset><legend>Name (first sign-in only; leave empty to use the account's)</legend>
-                <label>First name <input type="text" name="\(ConsentForm.firstName)" autocomplete="off"></label>
-                <label>Last name <input type="text" name="\(ConsentForm.lastName)" autocomplete="off"></label>
-                </fieldset>
-                """
+    /// One persona to choose: `name (id: email, returning/first sign-in, sharing, managed)`.
+    struct PersonaOption {
+        let id: String
+        let name: String
+        let details: String
+        let checked: Bool
+
+        init(_ choice: PersonaChoice, checked: Bool) {
+            let persona = choice.persona
+            var details = [persona.email ?? "no email"]
+            let sharing = { (choice: EmailChoice) in choice == .hide ? "hides email" : "shares email" }
+            switch (choice.consent, persona.email) {
+            case let (consent?, _): details.append("returning" + (consent.scopes.contains(.email) ? ", \(sharing(consent.emailChoice))" : ""))
+            case (nil, .some): details.append("first sign-in, \(sharing(persona.emailChoice)) by default")
+            case (nil, nil): details.append("first sign-in")
+            }
+            if persona.managed { details.append("managed account") }
+            self.id = persona.id
+            self.name = "\(persona.firstName) \(persona.lastName)"
+            self.details = details.joined(separator: ", ")
+            self.checked = checked
         }
-        if request.scopes.contains(.email) {
-            html += """
-                <fieldset><legend>Email (first sign-in only)</legend>
-                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="" checked> As the account prefers</label>
-                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="share"> Share My Email</label>
-                <label><input type="radio" name="\(ConsentForm.emailChoice)" value="hide"> Hide My Email</label>
-                </fieldset>
-                """
-        }
-        return html
     }
+
+    static let template = """
+        {{<page}}
+        {{$title}}Sign in with Apple{{/title}}
+        {{$body}}
+        <h1>Sign in to <code>{{clientID}}</code> with your Apple Account</h1>
+        <p>The app asks for {{asks}}. It returns to <code>{{redirectURI}}</code>.</p>
+        <form method="post" action="authorize/consent">
+        {{#hidden}}
+        <input type="hidden" name="{{name}}" value="{{value}}">
+        {{/hidden}}
+        <fieldset><legend>Account</legend>
+        {{#personas}}
+        <label><input type="radio" name="{{form.persona}}" value="{{id}}"{{#checked}} checked{{/checked}}>
+        {{name}} <span class="note">({{id}}: {{details}})</span></label>
+        {{/personas}}
+        </fieldset>
+        {{#asksName}}
+        <fieldset><legend>Name (first sign-in only; leave empty to use the account's)</legend>
+        <label>First name <input type="text" name="{{form.firstName}}" autocomplete="off"></label>
+        <label>Last name <input type="text" name="{{form.lastName}}" autocomplete="off"></label>
+        </fieldset>
+        {{/asksName}}
+        {{#asksEmail}}
+        <fieldset><legend>Email (first sign-in only)</legend>
+        <label><input type="radio" name="{{form.emailChoice}}" value="" checked> As the account prefers</label>
+        <label><input type="radio" name="{{form.emailChoice}}" value="share"> Share My Email</label>
+        <label><input type="radio" name="{{form.emailChoice}}" value="hide"> Hide My Email</label>
+        </fieldset>
+        {{/asksEmail}}
+        <button type="submit" name="{{form.action}}" value="continue" autofocus>Continue</button>
+        <button type="submit" name="{{form.action}}" value="cancel">Cancel</button>
+        </form>
+        <p class="note">mock-appleid consent page. Choices below the account apply only to a first sign-in
+        to this app group; a returning account shares what it shared before.</p>
+        {{/body}}
+        {{/page}}
+        """
 }
 
 /// The fields the consent form adds to the authorization parameters (documented in the README).
@@ -79,6 +102,15 @@ enum ConsentForm {
     static let lastName = "last_name"
     /// `continue` or `cancel`.
     static let action = "action"
+
+    /// The field names, for the page's template.
+    struct Names {
+        let persona = ConsentForm.persona
+        let emailChoice = ConsentForm.emailChoice
+        let firstName = ConsentForm.firstName
+        let lastName = ConsentForm.lastName
+        let action = ConsentForm.action
+    }
 
     /// Reads the decision from a submitted consent form.
     static func decision(from form: FormParameters) throws(AppleError) -> ConsentDecision {

@@ -7,27 +7,68 @@ enum RelayInboxPage {
     static let shown = 200
 
     static func render(messages: [RelayMessage], addresses: [RelayAddress], persona: String?) -> String {
-        let list = addresses.filter { persona == nil || $0.personaID == persona }.map { address in
-            "<li><code>\(HTML.escape(address.address))</code>: persona \(HTML.escape(address.personaID)), team \(HTML.escape(address.teamID))"
-                + (address.forwarding ? "" : " <strong>(forwarding off)</strong>") + "</li>"
-        }.joined(separator: "\n")
-        let items = messages.suffix(shown).reversed().map { message in
-            """
-            <article>
-            <h2>\(HTML.escape(message.subject ?? "(no subject)"))</h2>
-            <p class="note">From \(HTML.escape(message.from ?? message.envelopeFrom)) to <code>\(HTML.escape(message.relayAddress))</code> \
-            (persona \(HTML.escape(message.personaID))), \(HTML.escape(message.receivedAt.formatted(.iso8601)))\
-            \(message.forwarded.map { "; forwarding: " + HTML.escape($0) } ?? "")</p>
-            <pre>\(HTML.escape(String(message.body.prefix(20_000))))</pre>
-            </article>
-            """
-        }.joined(separator: "\n")
-        return HTML.page(title: "Private relay inbox", body: """
-            <h1>Private relay inbox\(persona.map { ": " + HTML.escape($0) } ?? "")</h1>
-            <h2>Relay addresses</h2>
-            <ul>\(list.isEmpty ? "<li>none in use yet: a persona hides their email at a first sign-in</li>" : list)</ul>
-            <h2>Messages (\(messages.count))</h2>
-            \(items.isEmpty ? "<p>No mail yet.</p>" : items)
-            """)
+        let shownAddresses = addresses.filter { persona == nil || $0.personaID == persona }.map {
+            Address(address: $0.address, personaID: $0.personaID, teamID: $0.teamID, forwardingOff: !$0.forwarding)
+        }
+        let shownMessages = messages.suffix(shown).reversed().map {
+            Message(subject: $0.subject ?? "(no subject)", from: $0.from ?? $0.envelopeFrom, relayAddress: $0.relayAddress,
+                    personaID: $0.personaID, receivedAt: $0.receivedAt.formatted(.iso8601), forwarded: $0.forwarded,
+                    body: String($0.body.prefix(20_000)))
+        }
+        return PageTemplates.render(Model(persona: persona, addresses: shownAddresses, messageCount: messages.count,
+                                          messages: shownMessages), with: "relay-inbox")
     }
+
+    struct Model {
+        let persona: String?
+        let addresses: [Address]
+        let messageCount: Int
+        let messages: [Message]
+    }
+
+    struct Address {
+        let address: String
+        let personaID: String
+        let teamID: String
+        let forwardingOff: Bool
+    }
+
+    struct Message {
+        let subject: String
+        let from: String
+        let relayAddress: String
+        let personaID: String
+        let receivedAt: String
+        let forwarded: String?
+        let body: String
+    }
+
+    static let template = """
+        {{<page}}
+        {{$title}}Private relay inbox{{/title}}
+        {{$body}}
+        <h1>Private relay inbox{{#persona}}: {{.}}{{/persona}}</h1>
+        <h2>Relay addresses</h2>
+        <ul>
+        {{#addresses}}
+        <li><code>{{address}}</code>: persona {{personaID}}, team {{teamID}}{{#forwardingOff}} <strong>(forwarding off)</strong>{{/forwardingOff}}</li>
+        {{/addresses}}
+        {{^addresses}}
+        <li>none in use yet: a persona hides their email at a first sign-in</li>
+        {{/addresses}}
+        </ul>
+        <h2>Messages ({{messageCount}})</h2>
+        {{#messages}}
+        <article>
+        <h2>{{subject}}</h2>
+        <p class="note">From {{from}} to <code>{{relayAddress}}</code> (persona {{personaID}}), {{receivedAt}}{{#forwarded}}; forwarding: {{.}}{{/forwarded}}</p>
+        <pre>{{body}}</pre>
+        </article>
+        {{/messages}}
+        {{^messages}}
+        <p>No mail yet.</p>
+        {{/messages}}
+        {{/body}}
+        {{/page}}
+        """
 }
