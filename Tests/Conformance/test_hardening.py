@@ -148,6 +148,9 @@ def test_an_oversized_body_gets_apples_error_and_the_connection_ends(patient_ser
 def test_connections_beyond_the_cap_wait_for_a_free_slot(patient_server):
     held = [_connect(patient_server) for _ in range(4)]
     try:
+        for connection in held:  # answered, so accepted and counted before the fifth arrives (keep-alive holds them)
+            connection.sendall(b"GET /auth/keys HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert _answer(connection).startswith(b"HTTP/1.1 200 ")
         waiting = _connect(patient_server, timeout=0.5)
         waiting.sendall(b"GET /auth/keys HTTP/1.1\r\nHost: x\r\n\r\n")
         with pytest.raises(socket.timeout):
