@@ -164,8 +164,8 @@ class MockAppleIDClient:
         consent page as `persona` (choices: `email_choice`, `first_name`, `last_name`), and returns what
         the browser would carry to the redirect URI: form_post fields, or the query or fragment parameters."""
         answer = call("GET", self._here(url))
-        if answer.status == 200 and read_form(answer.text())[0] == "authorize/consent":
-            _, fields = read_form(answer.text())
+        action, fields = read_form(answer.text()) if answer.status == 200 else (None, {})
+        if action == "authorize/consent":
             fields.update({"persona": persona, "action": "cancel" if cancel else "continue"})
             fields.update({_snake_case_form(name): value for name, value in choices.items() if value is not None})
             answer = call("POST", f"{self.authorization_endpoint}/consent", form=fields)
