@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "MockAppleID", targets: ["MockAppleID"]),
         .library(name: "MockAppleIDServer", targets: ["MockAppleIDServer"]),
+        .library(name: "MockAppleIDStorage", targets: ["MockAppleIDStorage"]),
         .library(name: "MockAppleIDTesting", targets: ["MockAppleIDTesting"]),
         .executable(name: "mock-appleid", targets: ["mock-appleid"]),
     ],
@@ -32,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // The HTML pages' templates (Hummingbird's own Mustache), escaping by default.
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The state file (`serve --state`): SQLite compiled into the package (no system library, so
+        // the portable binary stays self-contained), driven off the event loops on NIO's thread pool.
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
     ],
     targets: [
         // Apple's protocol, keys, JWS, grants, personas/teams/apps and the scenario model. No HTTP.
@@ -71,6 +75,15 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
+        // Where a world is kept between runs: the SQLite state file.
+        .target(
+            name: "MockAppleIDStorage",
+            dependencies: [
+                "MockAppleID",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Helpers for Swift test suites that start the server in-process.
         .target(
             name: "MockAppleIDTesting",
@@ -85,6 +98,7 @@ let package = Package(
             dependencies: [
                 "MockAppleID",
                 "MockAppleIDServer",
+                "MockAppleIDStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -101,7 +115,9 @@ let package = Package(
             dependencies: [
                 "MockAppleID",
                 "MockAppleIDServer",
+                "MockAppleIDStorage",
                 "MockAppleIDTesting",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -102,8 +102,8 @@ def _flow_worker(arguments):
     return count
 
 
-def parallel_flows(binary: str, secret: str, clients: int, seconds: float) -> float:
-    with Server(binary, "--auto-approve", "jane") as server:
+def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *arguments: str) -> float:
+    with Server(binary, "--auto-approve", "jane", *arguments) as server:
         with multiprocessing.Pool(clients) as pool:
             counts = pool.map(_flow_worker, [(server.url, secret, seconds)] * clients)
     return sum(counts) / seconds
@@ -177,6 +177,14 @@ def main():
     clients = max(2, os.cpu_count() or 2) * 2
     rate = parallel_flows(binary, secret, clients, options.seconds)
     rows.append((f"parallel `code` flows/s, {clients} client processes", f"{rate:.0f}/s", f"{rate * rs256 / 1000:.2f} of one core's RS256 rate", "peers: not measured yet"))
+
+    with tempfile.TemporaryDirectory() as folder:
+        state = cpu_per_flow(binary, secret, "code", options.flows, "--state", f"{folder}/cpu.sqlite")
+        state_rate = parallel_flows(binary, secret, clients, options.seconds, "--state", f"{folder}/parallel.sqlite")
+    rows.append(("server CPU per `code` flow, state file (`--state`)", f"{state:.3f} ms",
+                 f"{state / code:.2f} × in memory ({code:.3f} ms)", "≤ 2 × in memory"))
+    rows.append((f"parallel `code` flows/s, {clients} client processes, state file", f"{state_rate:.0f}/s",
+                 f"{state_rate / rate:.2f} × in memory ({rate:.0f}/s)", ""))
 
     with Server(binary) as server:
         keys_body = requests.get(f"{server.url}/auth/keys", timeout=10).content

@@ -43,6 +43,7 @@ public struct MockAppleIDServer: Service {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
+        router.add(middleware: StateSavedMiddleware(provider: provider))
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
         AdminRoutes(provider: provider, configuration: configuration).register(on: recording)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockAppleID
 import MockAppleIDServer
+import MockAppleIDStorage
 
 /// `mock-appleid serve`: runs the server until Ctrl-C.
 struct ServeCommand: AsyncParsableCommand {
@@ -15,6 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "Base URL the discovery document advertises (default: from each request's Host header).")
     var publicBaseURL: String?
+    @Option(help: ArgumentHelp("Keep the world in this SQLite file: restored from it at start, every change saved in it before it is acknowledged. Without it, memory only.", valueName: "file"))
+    var state: String?
     @Option(help: "Headless mode: approve every authorization as PERSONA, optionally PERSONA:share or PERSONA:hide.")
     var autoApprove: String?
     @Option(help: "Port of the private relay's SMTP listener (on --host); 0 picks a free port and prints it. Without it, no SMTP.")
@@ -43,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
         let loaded = try scenario.load()
         let provider: AppleIDProvider
         do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
+        let stateFile: (file: SQLiteStateFile, restored: Bool)?
+        if let state { stateFile = try await keepState(of: provider, in: state) } else { stateFile = nil }
         if let autoApprove {
             let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
             let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow(ValidationError("--auto-approve choice must be share or hide")) : nil
@@ -70,10 +75,39 @@ struct ServeCommand: AsyncParsableCommand {
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
-                                        adminTokenRequired: adminToken != nil).text
+                                       adminTokenRequired: adminToken != nil,
+                                       stateFile: stateFile.map { (state ?? "", $0.restored) }).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
-        try await server.makeServiceGroup(handlesSignals: true).run()
+        do {
+            try await server.makeServiceGroup(handlesSignals: true).run()
+        } catch {
+            await closeState(of: provider, stateFile?.file)
+            throw error
+        }
+        await closeState(of: provider, stateFile?.file)
+    }
+
+    /// Opens the state file and restores the world from it (or saves the scenario's start in a new one).
+    private func keepState(of provider: AppleIDProvider, in path: String) async throws -> (file: SQLiteStateFile, restored: Bool) {
+        do throws(StateStoreError) {
+            let file = try await SQLiteStateFile.open(path: path)
+            do throws(StateStoreError) {
+                return (file, try await provider.keepState(in: file))
+            } catch {
+                await file.close()
+                throw error
+            }
+        } catch {
+            throw CommandError("--state: \(error.message)")
+        }
+    }
+
+    /// Saves what is pending and closes the state file.
+    private func closeState(of provider: AppleIDProvider, _ file: SQLiteStateFile?) async {
+        guard let file else { return }
+        await provider.stopKeepingState()
+        await file.close()
     }
 
     private func connectionLimits() throws -> ConnectionLimits {

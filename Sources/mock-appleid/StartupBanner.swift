@@ -11,6 +11,8 @@ struct StartupBanner {
     let relayForward: String?
     /// Whether the admin API requires a Bearer token (`--admin-token`).
     let adminTokenRequired: Bool
+    /// The state file (`--state`), and whether the world was restored from it.
+    var stateFile: (path: String, restored: Bool)?
 
     var text: String {
         do {
@@ -22,6 +24,9 @@ struct StartupBanner {
                 "  issuer:      \(provider.settings.issuer)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
+            if let stateFile {
+                lines.append("  state file:  \(stateFile.path) (\(stateFile.restored ? "world restored from it" : "new; the scenario's start saved in it"); every change saved before it is acknowledged)")
+            }
             lines += httpsLines()
             if !ReturnURLPolicy.isLoopback(running.host) {
                 lines.append(adminTokenRequired

@@ -43,9 +43,10 @@ class Server(str):
 
 
 @contextlib.contextmanager
-def serving(*arguments):
+def serving(*arguments, killed_by_test: bool = False):
     """Starts `serve --port 0` (plus `arguments`), yields its base URL once the whole start-up banner
-    is printed, and stops it with SIGINT, requiring a clean exit."""
+    is printed, and stops it with SIGINT, requiring a clean exit. With `killed_by_test`, the test
+    kills the process itself (and must have, by the end)."""
     log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
     process = subprocess.Popen([binary(), "serve", "--port", "0", "--log-level", "notice", *arguments],
                                stdout=subprocess.PIPE, stderr=log, text=True)
@@ -69,9 +70,15 @@ def serving(*arguments):
     try:
         yield server
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            assert process.wait(timeout=30) == 0, "mock-appleid did not exit cleanly on SIGINT"
-        finally:
+        if killed_by_test:
             if process.poll() is None:
                 process.kill()
+                process.wait()
+                raise AssertionError("the test was to kill mock-appleid itself")
+        else:
+            process.send_signal(signal.SIGINT)
+            try:
+                assert process.wait(timeout=30) == 0, "mock-appleid did not exit cleanly on SIGINT"
+            finally:
+                if process.poll() is None:
+                    process.kill()

@@ -113,11 +113,13 @@ struct FaultQueue: Sendable, Codable {
         return queued
     }
 
-    /// Takes the first fault for `target` and `clientID` that `accept` wants, counting it down.
-    mutating func take(_ target: Target, clientID: String?, where accept: (Fault) -> Bool = { _ in true }) -> Fault? {
-        guard let index = faults.firstIndex(where: {
-            $0.target == target && ($0.clientID == nil || $0.clientID == clientID) && accept($0)
-        }) else { return nil }
+    /// Where the first fault for `target` and `clientID` that `accept` wants is queued.
+    func index(for target: Target, clientID: String?, where accept: (Fault) -> Bool = { _ in true }) -> Int? {
+        faults.firstIndex { $0.target == target && ($0.clientID == nil || $0.clientID == clientID) && accept($0) }
+    }
+
+    /// Takes the fault at `index` (from ``index(for:clientID:where:)``), counting it down.
+    mutating func take(at index: Int) -> Fault {
         let fault = faults[index]
         if let remaining = fault.remaining {
             if remaining <= 1 { faults.remove(at: index) } else { faults[index].remaining = remaining - 1 }

@@ -85,6 +85,7 @@ extension AppleIDProvider {
     /// Replaces the world and the clock's mode with `snapshot`'s.
     public func restore(_ snapshot: WorldSnapshot) {
         world.restore(snapshot)
+        timeline.saveProgress()
         resumeNotifications()
     }
 }

@@ -25,8 +25,9 @@ public final class AppleIDProvider: Sendable {
         }
         self.scenario = scenario
         self.settings = scenario.settings
-        self.world = World(initial: initial, clock: clock ?? MockClock(scenario.clock), notificationOptions: scenario.settings.notifications)
-        self.timeline = TimelinePlayer(timeline: scenario.timeline)
+        let world = World(initial: initial, clock: clock ?? MockClock(scenario.clock), notificationOptions: scenario.settings.notifications)
+        self.world = world
+        self.timeline = TimelinePlayer(timeline: scenario.timeline) { world.save($0, section: TimelinePlayer.section) }
         self.secretVerifier = ClientSecretVerifier(settings: scenario.settings)
         self.claimsBuilder = IdentityTokenClaims(issuer: scenario.settings.issuer, options: scenario.settings.claims)
     }
@@ -50,7 +51,7 @@ public final class AppleIDProvider: Sendable {
     /// faults, the clock as it was when the provider was made; no consents, codes, tokens or events.
     public func reset() {
         world.reset()
-        timeline.load(scenario.timeline)
+        timeline.load(scenario.timeline, origin: .scenario)
     }
 
     var grantLimits: GrantLimits {

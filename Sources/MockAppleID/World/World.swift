@@ -17,6 +17,10 @@ public final class World: Sendable {
         var state: WorldState
         /// `/auth/keys` bodies for the current key ring (several orders when shuffled).
         var keyBodies: [String]
+        /// Where changes are saved, when the world is kept in a store.
+        var writer: StateWriter?
+        /// The clock's mode as last queued for saving.
+        var savedClock: MockClock.Mode?
     }
 
     private let guarded: Mutex<Guarded>
@@ -35,7 +39,7 @@ public final class World: Sendable {
         self.events = events
         self.initialState = initial
         self.initialClock = clock.currentMode
-        self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies()))
+        self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies(), writer: nil, savedClock: nil))
         self.faultsQueued.store(!initial.faults.faults.isEmpty, ordering: .relaxed)
     }
 
@@ -67,11 +71,34 @@ public final class World: Sendable {
                     guarded.keyBodies = guarded.state.keys.servedBodies()
                 }
                 faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
+                if guarded.writer != nil { queueChanges(&guarded) }
                 events.append(emitted, at: now)
                 collected += emitted
             }
             return try body(&guarded.state, &emitted)
         }
+    }
+
+    /// Queues the rows a transition changed (and the clock's mode, when it moved) for saving.
+    private func queueChanges(_ guarded: inout Guarded) {
+        var rows = guarded.state.takeChanges()
+        let mode = clock.currentMode
+        if mode != guarded.savedClock {
+            rows.append(PendingRow.clock(mode))
+            guarded.savedClock = mode
+        }
+        guarded.writer?.enqueue(rows)
+    }
+
+    /// Replaces the state (a reset, a restore); a store then gets the whole new state in one batch.
+    private func replace(_ guarded: inout Guarded, with state: WorldState) {
+        guarded.state = state
+        guarded.keyBodies = state.keys.servedBodies()
+        faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
+        guard let writer = guarded.writer else { return }
+        guarded.state.startTracking()
+        guarded.savedClock = clock.currentMode
+        writer.enqueue(guarded.state.allRows() + [PendingRow.clock(clock.currentMode)], replacingAll: true)
     }
 
     /// Whether any fault is queued (without taking the lock).
@@ -91,9 +118,8 @@ public final class World: Sendable {
     /// faults, the clock as it was made (scheduled work dropped), and an empty log.
     func reset() {
         guarded.withLock { guarded in
-            guarded = Guarded(state: initialState, keyBodies: initialState.keys.servedBodies())
-            faultsQueued.store(!initialState.faults.faults.isEmpty, ordering: .relaxed)
             clock.reset(to: initialClock)
+            replace(&guarded, with: initialState)
             events.clear()
             events.append([.worldReset], at: clock.now)
         }
@@ -107,10 +133,76 @@ public final class World: Sendable {
     /// Replaces the state and the clock's mode with a snapshot's.
     func restore(_ snapshot: WorldSnapshot) {
         guarded.withLock { guarded in
-            guarded = Guarded(state: snapshot.state, keyBodies: snapshot.state.keys.servedBodies())
-            faultsQueued.store(!snapshot.state.faults.faults.isEmpty, ordering: .relaxed)
             clock.reset(to: snapshot.clock)
+            replace(&guarded, with: snapshot.state)
         }
+    }
+
+    // MARK: Keeping the world in a store
+
+    /// Keeps the world in `store` from now on. A store that holds a world replaces this one (state
+    /// and clock); an empty one is filled with this world before this returns. Call it before serving.
+    /// Returns the rows of `sideSections` (kept beside the world by others, see ``save(_:section:)``),
+    /// or nil when the store was empty.
+    func attach(_ store: any WorldStore, scenario: String, sideSections: Set<String>) async throws(StateStoreError) -> [WorldRow]? {
+        let rows = try await store.loadRows(scenario: scenario)
+        var restored = initialState
+        var clockMode: MockClock.Mode?
+        var sideRows: [WorldRow] = []
+        let decoder = JSONDecoder()
+        for row in rows {
+            if sideSections.contains(row.section) {
+                sideRows.append(row)
+            } else if row.section == PendingRow.clockSection {
+                do { clockMode = try decoder.decode(MockClock.Mode.self, from: Data(row.value.utf8)) } catch {
+                    throw StateStoreError("\(store.name): the clock row cannot be read: \(error)")
+                }
+            } else {
+                do throws(StateStoreError) { try restored.restore(row, decoder: decoder) } catch {
+                    throw StateStoreError("\(store.name): \(error.message)")
+                }
+            }
+        }
+        let writer = StateWriter(store: store)
+        writer.start()
+        guarded.withLock { guarded in
+            if let clockMode { clock.reset(to: clockMode) }
+            guarded.writer = writer
+            if rows.isEmpty {
+                replace(&guarded, with: guarded.state)
+            } else {
+                guarded.state = restored
+                guarded.keyBodies = restored.keys.servedBodies()
+                faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
+                guarded.state.startTracking()
+                guarded.savedClock = clock.currentMode
+            }
+        }
+        try await writer.waitUntilSaved()
+        return rows.isEmpty ? nil : sideRows
+    }
+
+    /// Saves a value kept beside the world (a timeline's progress) as the one row of `section`, in
+    /// order with the world's changes; nothing without a store.
+    func save(_ value: some Encodable & Sendable, section: String) {
+        guarded.withLock { guarded in
+            guarded.writer?.enqueue([PendingRow(section: section, key: nil, value: value, removed: false)])
+        }
+    }
+
+    /// Returns once every change made so far is saved (at once when the world is not kept in a store).
+    public func waitUntilSaved() async throws(StateStoreError) {
+        guard let writer = guarded.withLock({ $0.writer }), !writer.isCaughtUp else { return }
+        try await writer.waitUntilSaved()
+    }
+
+    /// Saves what is queued and stops saving; the world goes on in memory only.
+    func detach() async {
+        guard let writer = guarded.withLock({ guarded -> StateWriter? in
+            defer { guarded.writer = nil }
+            return guarded.writer
+        }) else { return }
+        await writer.close()
     }
 }
 

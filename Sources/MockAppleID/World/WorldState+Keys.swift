@@ -26,8 +26,10 @@ extension WorldState {
     }
 
     /// Takes the next fault for `target` and `clientID` (transport or protocol ones, as `transport` says).
+    /// The queue changes (and a state store rewrites it) only when one is taken.
     mutating func takeFault(_ target: Fault.Target, clientID: String?, transport: Bool, events: inout [DomainEvent]) -> Fault? {
-        guard let fault = faults.take(target, clientID: clientID, where: { $0.isTransport == transport }) else { return nil }
+        guard let index = faults.index(for: target, clientID: clientID, where: { $0.isTransport == transport }) else { return nil }
+        let fault = faults.take(at: index)
         events.append(.faultApplied(fault))
         return fault
     }

@@ -232,10 +232,10 @@ extension WorldState {
     /// Ends a consent with its codes and tokens.
     mutating func revokeConsent(_ key: ConsentKey, cause: RevocationCause, events: inout [DomainEvent]) {
         consents[key] = nil
-        codes = codes.filter { $0.value.consent != key }
-        refreshGrants = refreshGrants.filter { $0.value.consent != key }
-        refreshTokensByOwner = refreshTokensByOwner.filter { $0.key.consent != key }
-        accessGrants = accessGrants.filter { $0.value.consent != key }
+        codes.removeAll { $1.consent == key }
+        refreshGrants.removeAll { $1.consent == key }
+        refreshTokensByOwner.removeAll { owner, _ in owner.consent == key }
+        accessGrants.removeAll { $1.consent == key }
         events.append(.consentRevoked(personaID: key.personaID, groupID: key.groupID, cause: cause))
     }
 
@@ -254,8 +254,8 @@ extension WorldState {
     /// refreshes do not grow without bound. Called by every transition that adds either.
     private mutating func purgeExpiredIfLarge(now: Date, limits: GrantLimits) {
         guard codes.count + accessGrants.count >= purgeThreshold else { return }
-        codes = codes.filter { now < $0.value.issuedAt.addingTimeInterval(limits.codeLifetime) }
-        accessGrants = accessGrants.filter { $0.value.expiresAt > now }
+        codes.removeAll { now >= $1.issuedAt.addingTimeInterval(limits.codeLifetime) }
+        accessGrants.removeAll { $1.expiresAt <= now }
         purgeThreshold = max(Self.minimumPurgeThreshold, (codes.count + accessGrants.count) * 2)
     }
 }

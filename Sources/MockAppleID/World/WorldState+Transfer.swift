@@ -26,7 +26,7 @@ extension WorldState {
 
     /// Keeps a team access token (dropping expired ones once many are held).
     mutating func storeTeamToken(_ token: String, _ grant: TeamAccessToken, now: Date) {
-        if teamTokens.count >= UserMigration.tokenPurgeThreshold { teamTokens = teamTokens.filter { $0.value.expiresAt > now } }
+        if teamTokens.count >= UserMigration.tokenPurgeThreshold { teamTokens.removeAll { $1.expiresAt <= now } }
         teamTokens[token] = grant
     }
 

@@ -5,31 +5,33 @@ import Foundation
 /// transition is a mutating method that returns a typed result and appends typed events, so parallel
 /// requests never see half a change. `Codable`: a snapshot of it restores the world exactly.
 public struct WorldState: Sendable, Codable {
-    public internal(set) var directory: Directory
-    public internal(set) var personas: [Persona]
+    public internal(set) var directory: Directory { didSet { changes.touch(.directory) } }
+    public internal(set) var personas: [Persona] { didSet { changes.touch(.personas) } }
     /// Personas whose Apple Account was deleted: they cannot sign in until re-created.
-    public internal(set) var deletedAccounts: Set<String> = []
+    public internal(set) var deletedAccounts: Set<String> = [] { didSet { changes.touch(.deletedAccounts) } }
     /// How many times each persona's account was re-created after deletion; a re-created account has a new `sub`.
-    public internal(set) var accountGenerations: [String: Int] = [:]
-    var consents: [ConsentKey: Consent] = [:]
-    var codes: [String: IssuedCode] = [:]
-    var refreshGrants: [String: RefreshGrant] = [:]
+    public internal(set) var accountGenerations: [String: Int] = [:] { didSet { changes.touch(.accountGenerations) } }
+    var consents = TrackedMap<ConsentKey, Consent>()
+    var codes = TrackedMap<String, IssuedCode>()
+    var refreshGrants = TrackedMap<String, RefreshGrant>()
     /// Each persona and client's refresh tokens, oldest first.
-    var refreshTokensByOwner: [RefreshTokenOwner: [String]] = [:]
-    var accessGrants: [String: AccessGrant] = [:]
-    public internal(set) var autoApprove: AutoApprove?
-    public internal(set) var keys: KeyRing
-    var faults = FaultQueue()
+    var refreshTokensByOwner = TrackedMap<RefreshTokenOwner, [String]>()
+    var accessGrants = TrackedMap<String, AccessGrant>()
+    public internal(set) var autoApprove: AutoApprove? { didSet { changes.touch(.autoApprove) } }
+    public internal(set) var keys: KeyRing { didSet { changes.touch(.keys) } }
+    var faults = FaultQueue() { didSet { changes.touch(.faults) } }
     /// Server-to-server notifications, pending and sent.
-    var outbox = NotificationOutbox()
+    var outbox = NotificationOutbox() { didSet { changes.touch(.outbox) } }
     /// Mail the private relay accepted.
-    var relay = RelayInbox()
+    var relay = RelayInbox() { didSet { changes.touch(.relay) } }
     /// App groups moved between teams, oldest first.
-    public internal(set) var transfers: [AppTransfer] = []
+    public internal(set) var transfers: [AppTransfer] = [] { didSet { changes.touch(.transfers) } }
     /// Team access tokens for user migration.
-    var teamTokens: [String: TeamAccessToken] = [:]
+    var teamTokens = TrackedMap<String, TeamAccessToken>()
     /// When codes and access tokens held reach this many, expired ones are dropped.
-    var purgeThreshold = WorldState.minimumPurgeThreshold
+    var purgeThreshold = WorldState.minimumPurgeThreshold { didSet { changes.touch(.purgeThreshold) } }
+    /// Which whole sections changed since a store last took them (see `WorldState+Storage.swift`).
+    var changes = SectionChanges()
     static let minimumPurgeThreshold = 10_000
 
     /// The scenario's starting point: its registrations, personas, keys and auto-approve; no grants.

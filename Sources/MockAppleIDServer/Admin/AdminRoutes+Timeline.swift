@@ -13,9 +13,10 @@ extension AdminRoutes {
         admin.post("timeline") { request, _ in
             let body = try await body(request, allowing: ["scenario", "timeline", "yaml", "file", "files"])
             if try body.flag("scenario") == true {
-                provider.timeline.load(provider.scenario.timeline)
+                provider.timeline.load(provider.scenario.timeline, origin: .scenario)
             } else {
-                provider.timeline.load(try timeline(from: body))
+                let (timeline, origin) = try timeline(from: body)
+                provider.timeline.load(timeline, origin: origin)
             }
             return try AdminResponse.json(TimelineView(provider.timeline))
         }
@@ -26,8 +27,9 @@ extension AdminRoutes {
         admin.post("timeline/run") { _, _ in try AdminResponse.json(TimelineView(outcomes: provider.timeline.runAll(provider), provider.timeline)) }
     }
 
-    /// The timeline a `POST /__admin/timeline` body carries, parsed against this server's apps and personas.
-    private func timeline(from body: JSONValue) throws(AdminError) -> Timeline {
+    /// The timeline a `POST /__admin/timeline` body carries, parsed against this server's apps and
+    /// personas, with the text it came from (to load it again after a restart with a state file).
+    private func timeline(from body: JSONValue) throws(AdminError) -> (Timeline, TimelineOrigin) {
         let text: String
         let file: String
         var files: [String: String] = [:]
@@ -47,8 +49,9 @@ extension AdminRoutes {
             throw AdminError.badRequest("give timeline (a list of steps), yaml (a scenario file's text) or scenario: true")
         }
         do throws(ScenarioError) {
-            return try Timeline.parse(yaml: text, file: file, directory: provider.directory,
-                                      resources: EmbeddedResources(files: files, origin: "the client"))
+            let timeline = try Timeline.parse(yaml: text, file: file, directory: provider.directory,
+                                              resources: EmbeddedResources(files: files, origin: "the client"))
+            return (timeline, .text(yaml: text, file: file, files: files))
         } catch {
             throw AdminError.badRequest(error.description)
         }

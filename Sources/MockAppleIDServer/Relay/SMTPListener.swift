@@ -80,8 +80,12 @@ final class SMTPListener: Sendable {
             var session = SMTPSession(relay: provider, limits: limits)
             try await outbound.write(ByteBuffer(string: session.greeting + "\r\n"))
             for try await line in inbound {
-                let response = session.handle(line)
+                var response = session.handle(line)
                 if !response.lines.isEmpty {
+                    // A message the relay took is acknowledged only once it is saved (`serve --state`).
+                    do throws(StateStoreError) { try await provider.waitUntilSaved() } catch {
+                        response = SMTPSession.Response(lines: ["451 4.3.0 Not saved: \(error.message.prefix(200))"], close: true)
+                    }
                     try await outbound.write(ByteBuffer(string: response.lines.map { $0 + "\r\n" }.joined()))
                 }
                 if response.close { return }

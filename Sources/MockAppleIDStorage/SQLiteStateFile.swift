@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import MockAppleID
+import SQLiteNIO
+
+/// A world kept in one SQLite file: the state file of `serve --state FILE`.
+///
+/// One table holds the rows of ``WorldStore`` (section, key, JSON value); a `meta` table names the
+/// scenario the file belongs to. The file is opened in WAL mode with `synchronous = NORMAL`: a
+/// committed write survives the process being killed at any moment (a power cut may lose the last
+/// ones), and a commit costs no `fsync`. The file is locked for as long as it is open, so a second
+/// server on the same file is refused instead of corrupting it. A new file is made readable by its
+/// owner only: it holds private signing keys and live tokens.
+public final class SQLiteStateFile: WorldStore {
+    /// The file's path, as given.
+    public let name: String
+    private let connection: SQLiteConnection
+
+    private init(name: String, connection: SQLiteConnection) {
+        self.name = name
+        self.connection = connection
+    }
+
+    /// Opens the state file at `path`, creating it when missing, and migrates one written by an older
+    /// version. A file that is not a state file, is damaged, is newer than this version, or is in use
+    /// by another process is refused with an error that names it.
+    public static func open(path: String, logger: Logger = Logger(label: "mock-appleid.state")) async throws(StateStoreError) -> SQLiteStateFile {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        try prepareFile(at: absolute, named: path)
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: .file(path: absolute), logger: logger)
+        } catch {
+            throw StateStoreError("\(path): cannot be opened: \(Self.describe(error))")
+        }
+        let file = SQLiteStateFile(name: path, connection: connection)
+        do {
+            try await file.claim()
+            try await StateFileSchema.prepare(connection, named: path)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return file
+    }
+
+    public func loadRows(scenario: String) async throws(StateStoreError) -> [WorldRow] {
+        try await run("cannot be read") {
+            let owner = try await connection.query("SELECT value FROM meta WHERE name = 'scenario'").first?.column("value")?.string
+            guard let owner else {
+                _ = try await connection.query("INSERT INTO meta (name, value) VALUES ('scenario', ?)", [.text(scenario)])
+                return []
+            }
+            guard owner == scenario else {
+                throw StateStoreError("\(name): holds the world of scenario \"\(owner)\", not \"\(scenario)\"; start with that scenario, or remove the file to start over")
+            }
+            return try await connection.query("SELECT section, key, value FROM world_rows ORDER BY section, key").map { row in
+                guard let section = row.column("section")?.string, let key = row.column("key")?.string,
+                      let value = row.column("value")?.string else {
+                    throw StateStoreError("\(name): a row is not text: \(row)")
+                }
+                return WorldRow(section: section, key: key, value: value)
+            }
+        }
+    }
+
+    /// A batch that fits one statement is written by that statement alone (atomic by itself: a row
+    /// without a value is removed by the table's trigger); a larger one, or one replacing every row,
+    /// in a transaction.
+    public func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
+        try await run("cannot be written") {
+            let chunks = Self.chunks(of: replacingAll ? changes.filter { $0.value != nil } : changes)
+            guard replacingAll || chunks.count > 1 else {
+                if let chunk = chunks.first { try await upsert(chunk) }
+                return
+            }
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            do {
+                if replacingAll { _ = try await connection.query("DELETE FROM world_rows") }
+                for chunk in chunks { try await upsert(chunk) }
+                _ = try await connection.query("COMMIT")
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func upsert(_ chunk: ArraySlice<WorldRowChange>) async throws {
+        let values = Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
+        _ = try await connection.query(
+            "INSERT INTO world_rows (section, key, value) VALUES \(values) ON CONFLICT (section, key) DO UPDATE SET value = excluded.value",
+            chunk.flatMap { [.text($0.section), .text($0.key), $0.value.map(SQLiteData.text) ?? .null] })
+    }
+
+    /// Closes the file (and its lock).
+    public func close() async {
+        try? await connection.close()
+    }
+
+    /// Takes the file's lock for as long as it is open, and turns on write-ahead logging.
+    private func claim() async throws(StateStoreError) {
+        try await run("cannot be opened") {
+            // SQLiteNIO's busy handler retries for ever; a second server must be refused instead.
+            _ = try await connection.query("PRAGMA busy_timeout = 1000")
+            _ = try await connection.query("PRAGMA locking_mode = EXCLUSIVE")
+            do {
+                _ = try await connection.query("BEGIN EXCLUSIVE")
+                _ = try await connection.query("COMMIT")
+            } catch let error as SQLiteError where [.busy, .locked, .busyTimeout].contains(error.reason) {
+                throw StateStoreError("\(name): is in use by another process (another mock-appleid?)")
+            }
+            _ = try await connection.query("PRAGMA journal_mode = WAL")
+            _ = try await connection.query("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    /// Runs `work`, turning SQLite's errors into ones that name the file.
+    private func run<T>(_ failure: String, _ work: () async throws -> T) async throws(StateStoreError) -> T {
+        do {
+            return try await work()
+        } catch let error as StateStoreError {
+            throw error
+        } catch {
+            throw StateStoreError("\(name): \(failure): \(Self.describe(error))")
+        }
+    }
+
+    /// Makes a missing file, readable by its owner only; refuses a folder or a missing parent folder.
+    private static func prepareFile(at path: String, named name: String) throws(StateStoreError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw StateStoreError("\(name): is a folder, not a state file") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StateStoreError("\(name): its folder \(parent) does not exist")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw StateStoreError("\(name): cannot be created in \(parent)")
+        }
+    }
+
+    private static func chunks(of changes: [WorldRowChange]) -> [ArraySlice<WorldRowChange>] {
+        stride(from: 0, to: changes.count, by: rowsPerStatement).map { changes[$0 ..< min($0 + rowsPerStatement, changes.count)] }
+    }
+
+    /// Rows written by one statement (three parameters each, well below SQLite's limit).
+    private static let rowsPerStatement = 5_000
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? SQLiteError {
+            return error.reason == .notADatabase ? "not a state file (SQLite: \(error.message))" : error.message
+        }
+        return String(describing: error)
+    }
+}

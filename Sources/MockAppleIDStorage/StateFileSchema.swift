@@ -1,0 +1,75 @@
+import MockAppleID
+import SQLiteNIO
+
+/// The state file's tables and their versions. SQLite's `application_id` marks a file as a
+/// mock-appleid state file, and `user_version` says which format it has: a file of an older format
+/// is migrated step by step when opened, one of a newer format is refused.
+enum StateFileSchema {
+    /// `application_id` of a state file: "MAID" in ASCII.
+    static let applicationID = 0x4D41_4944
+
+    /// The format this version writes.
+    static let currentVersion = 1
+
+    /// Each format's step from the one before: `migrations[n - 1]` brings a file to format `n`.
+    /// Format 1 is the first, made from an empty file.
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
+            """
+            CREATE TABLE world_rows (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
+                                     PRIMARY KEY (section, key)) WITHOUT ROWID
+            """,
+            // A row written without a value is removed at once, so that one statement writes a whole
+            // batch of changes and removals: one atomic step, one trip to SQLite's thread.
+            """
+            CREATE TRIGGER world_rows_removed_by_insert AFTER INSERT ON world_rows WHEN NEW.value IS NULL
+            BEGIN DELETE FROM world_rows WHERE section = NEW.section AND key = NEW.key; END
+            """,
+            """
+            CREATE TRIGGER world_rows_removed_by_update AFTER UPDATE OF value ON world_rows WHEN NEW.value IS NULL
+            BEGIN DELETE FROM world_rows WHERE section = NEW.section AND key = NEW.key; END
+            """,
+        ],
+    ]
+
+    /// Checks that the open file is an intact state file of a format this version reads, and brings
+    /// it to ``currentVersion`` (making the tables of a new file).
+    static func prepare(_ connection: SQLiteConnection, named name: String) async throws(StateStoreError) {
+        do {
+            let check = try await connection.query("PRAGMA quick_check").first?.columns.first?.data.string
+            guard check == "ok" else { throw StateStoreError("\(name): is damaged (SQLite's check says: \(check ?? "nothing"))") }
+            let application = try await integer(connection, "PRAGMA application_id")
+            let version = try await integer(connection, "PRAGMA user_version")
+            let tables = try await integer(connection, "SELECT count(*) FROM sqlite_master")
+            guard application == applicationID || (application == 0 && tables == 0) else {
+                throw StateStoreError("\(name): is an SQLite database, but not a mock-appleid state file")
+            }
+            guard version >= 0 else { throw StateStoreError("\(name): is damaged (state format \(version))") }
+            guard version <= currentVersion else {
+                throw StateStoreError("\(name): was written by a newer mock-appleid (state format \(version); this version reads up to \(currentVersion))")
+            }
+            guard version < currentVersion else { return }
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            do {
+                for step in migrations[Int(version)...] {
+                    for statement in step { _ = try await connection.query(statement) }
+                }
+                _ = try await connection.query("PRAGMA application_id = \(applicationID)")
+                _ = try await connection.query("PRAGMA user_version = \(currentVersion)")
+                _ = try await connection.query("COMMIT")
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
+        } catch let error as StateStoreError {
+            throw error
+        } catch {
+            throw StateStoreError("\(name): cannot be opened: \(SQLiteStateFile.describe(error))")
+        }
+    }
+
+    private static func integer(_ connection: SQLiteConnection, _ query: String) async throws -> Int {
+        try await connection.query(query).first?.columns.first?.data.integer ?? 0
+    }
+}
