@@ -19,34 +19,47 @@ import ServiceLifecycle
 public struct MockAppleIDServer: Service {
     public let provider: AppleIDProvider
     public let configuration: ServerConfiguration
+    /// The tenants (`/t/<name>/…`), made through `POST /__admin/tenants` or ``TenantRegistry/create(_:)``;
+    /// nil for a tenant's own server.
+    public let tenants: TenantRegistry?
     let logger: Logger
     let onRunning: @Sendable (RunningServer) async -> Void
 
-    /// A server for `provider`; `onRunning` is told the bound address once it listens.
+    /// A server for `provider`; `onRunning` is told the bound address once it listens. With
+    /// `tenantStore`, tenants are kept in it and made again at start.
     public init(
         provider: AppleIDProvider, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil,
-        onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }
+        tenantStore: (any TenantStore)? = nil, onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }
     ) {
+        self.init(provider: provider, configuration: configuration, logger: logger, servesTenants: true,
+                  tenantStore: tenantStore, onRunning: onRunning)
+    }
+
+    init(provider: AppleIDProvider, configuration: ServerConfiguration, logger: Logger?, servesTenants: Bool,
+         tenantStore: (any TenantStore)? = nil, onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }) {
         self.provider = provider
         self.configuration = configuration
         var log = logger ?? Logger(label: "mock-appleid")
         log.logLevel = configuration.logLevel
         self.logger = log
         self.onRunning = onRunning
+        self.tenants = servesTenants
+            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: tenantStore, logger: log) : nil
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
     public func makeRouter() -> Router<BasicRequestContext> { makeRouter(scheme: "http") }
 
     /// The router for a listener whose URLs start with `scheme` (`http` or `https`).
-    private func makeRouter(scheme: String) -> Router<BasicRequestContext> {
+    func makeRouter(scheme: String) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        if let tenants { router.add(middleware: TenantDispatchMiddleware(tenants: tenants, scheme: scheme)) }
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
         router.add(middleware: StateSavedMiddleware(provider: provider))
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
-        AdminRoutes(provider: provider, configuration: configuration).register(on: recording)
+        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: recording)
         return router
     }
 
@@ -107,6 +120,18 @@ public struct MockAppleIDServer: Service {
         let clock = provider.clock
         let events = provider.world.events
         let logger = self.logger
+        do {
+            try await tenants?.restore()
+            try await serve(http: http, https: https, smtp: smtp, clock: clock, events: events, logger: logger)
+        } catch {
+            await tenants?.shutdown()
+            throw error
+        }
+        await tenants?.shutdown()
+    }
+
+    private func serve(http: some ApplicationProtocol, https: (some ApplicationProtocol)?, smtp: SMTPListener?,
+                       clock: MockClock, events: EventLog, logger: Logger) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await http.run() }
             if let https { group.addTask { try await https.run() } }

@@ -11,6 +11,9 @@ public struct ServerConfiguration: Sendable {
     /// request's Host header, so it is right behind port 0 and proxies alike. A path is allowed
     /// (`https://idp.test/tenant-a`), so a later tenant prefix or HTTPS front fits in.
     public var publicBaseURL: String?
+    /// A path every advertised URL carries after the base URL: a tenant's `/t/<name>` (set by the
+    /// server for each tenant; empty for its own world).
+    var pathPrefix = ""
     /// Largest request body accepted; larger ones get Apple's `invalid_request`.
     public var maxBodySize: Int = 64 * 1024
     public var logLevel: Logger.Level = .info

@@ -5,16 +5,18 @@ import SQLiteNIO
 
 /// A world kept in one SQLite file: the state file of `serve --state FILE`.
 ///
-/// One table holds the rows of ``WorldStore`` (section, key, JSON value); a `meta` table names the
-/// scenario the file belongs to. The file is opened in WAL mode with `synchronous = NORMAL`: a
+/// One table holds the rows of ``WorldStore`` (tenant, section, key, JSON value) for the server's own
+/// world (tenant "") and each tenant's; a `meta` table names the scenario the file belongs to, and a
+/// `tenants` table the scenario each tenant was made from. The file is opened in WAL mode with `synchronous = NORMAL`: a
 /// committed write survives the process being killed at any moment (a power cut may lose the last
 /// ones), and a commit costs no `fsync`. The file is locked for as long as it is open, so a second
 /// server on the same file is refused instead of corrupting it. A new file is made readable by its
 /// owner only: it holds private signing keys and live tokens.
-public final class SQLiteStateFile: WorldStore {
+public final class SQLiteStateFile: WorldStore, TenantStore {
     /// The file's path, as given.
     public let name: String
     private let connection: SQLiteConnection
+    private let serial = SerialQueue()
 
     private init(name: String, connection: SQLiteConnection) {
         self.name = name
@@ -45,16 +47,28 @@ public final class SQLiteStateFile: WorldStore {
     }
 
     public func loadRows(scenario: String) async throws(StateStoreError) -> [WorldRow] {
+        try await loadRows(tenant: "", scenario: scenario)
+    }
+
+    public func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
+        try await write(tenant: "", changes, replacingAll: replacingAll)
+    }
+
+    /// The rows of one world; `scenario` (the server's own world only) is checked against the file's.
+    func loadRows(tenant: String, scenario: String?) async throws(StateStoreError) -> [WorldRow] {
         try await run("cannot be read") {
-            let owner = try await connection.query("SELECT value FROM meta WHERE name = 'scenario'").first?.column("value")?.string
-            guard let owner else {
-                _ = try await connection.query("INSERT INTO meta (name, value) VALUES ('scenario', ?)", [.text(scenario)])
-                return []
+            if let scenario {
+                let owner = try await connection.query("SELECT value FROM meta WHERE name = 'scenario'").first?.column("value")?.string
+                guard let owner else {
+                    _ = try await connection.query("INSERT INTO meta (name, value) VALUES ('scenario', ?)", [.text(scenario)])
+                    return []
+                }
+                guard owner == scenario else {
+                    throw StateStoreError("\(name): holds the world of scenario \"\(owner)\", not \"\(scenario)\"; start with that scenario, or remove the file to start over")
+                }
             }
-            guard owner == scenario else {
-                throw StateStoreError("\(name): holds the world of scenario \"\(owner)\", not \"\(scenario)\"; start with that scenario, or remove the file to start over")
-            }
-            return try await connection.query("SELECT section, key, value FROM world_rows ORDER BY section, key").map { row in
+            return try await connection.query("SELECT section, key, value FROM world_rows WHERE tenant = ? ORDER BY section, key",
+                                              [.text(tenant)]).map { row in
                 guard let section = row.column("section")?.string, let key = row.column("key")?.string,
                       let value = row.column("value")?.string else {
                     throw StateStoreError("\(name): a row is not text: \(row)")
@@ -64,33 +78,92 @@ public final class SQLiteStateFile: WorldStore {
         }
     }
 
-    /// A batch that fits one statement is written by that statement alone (atomic by itself: a row
-    /// without a value is removed by the table's trigger); a larger one, or one replacing every row,
-    /// in a transaction.
-    public func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
+    /// Writes one world's batch. A batch that fits one statement is written by that statement alone
+    /// (atomic by itself: a row without a value is removed by the table's trigger); a larger one, or
+    /// one replacing every row, in a transaction.
+    func write(tenant: String, _ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
         try await run("cannot be written") {
             let chunks = Self.chunks(of: replacingAll ? changes.filter { $0.value != nil } : changes)
             guard replacingAll || chunks.count > 1 else {
-                if let chunk = chunks.first { try await upsert(chunk) }
+                if let chunk = chunks.first { try await upsert(chunk, tenant: tenant) }
                 return
             }
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            do {
-                if replacingAll { _ = try await connection.query("DELETE FROM world_rows") }
-                for chunk in chunks { try await upsert(chunk) }
-                _ = try await connection.query("COMMIT")
-            } catch {
-                _ = try? await connection.query("ROLLBACK")
-                throw error
+            try await transaction {
+                if replacingAll { _ = try await connection.query("DELETE FROM world_rows WHERE tenant = ?", [.text(tenant)]) }
+                for chunk in chunks { try await upsert(chunk, tenant: tenant) }
             }
         }
     }
 
-    private func upsert(_ chunk: ArraySlice<WorldRowChange>) async throws {
-        let values = Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
+    private func upsert(_ chunk: ArraySlice<WorldRowChange>, tenant: String) async throws {
+        let values = Array(repeating: "(?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
         _ = try await connection.query(
-            "INSERT INTO world_rows (section, key, value) VALUES \(values) ON CONFLICT (section, key) DO UPDATE SET value = excluded.value",
-            chunk.flatMap { [.text($0.section), .text($0.key), $0.value.map(SQLiteData.text) ?? .null] })
+            "INSERT INTO world_rows (tenant, section, key, value) VALUES \(values) ON CONFLICT (tenant, section, key) DO UPDATE SET value = excluded.value",
+            chunk.flatMap { [.text(tenant), .text($0.section), .text($0.key), $0.value.map(SQLiteData.text) ?? .null] })
+    }
+
+    // MARK: Tenants
+
+    public func tenants() async throws(StateStoreError) -> [TenantRecord] {
+        try await run("cannot be read") {
+            try await connection.query("SELECT name, record FROM tenants ORDER BY added").map { row in
+                guard let record = row.column("record")?.string,
+                      let tenant = try? JSONDecoder().decode(TenantRecord.self, from: Data(record.utf8)) else {
+                    throw StateStoreError("\(name): tenant \(row.column("name")?.string ?? "?") cannot be read")
+                }
+                return tenant
+            }
+        }
+    }
+
+    public func addTenant(_ tenant: TenantRecord) async throws(StateStoreError) {
+        let record: String
+        do { record = String(decoding: try JSONEncoder().encode(tenant), as: UTF8.self) } catch {
+            throw StateStoreError("\(name): tenant \(tenant.name) cannot be encoded: \(error)")
+        }
+        try await run("cannot be written") {
+            _ = try await connection.query(
+                "INSERT INTO tenants (name, added, record) VALUES (?, (SELECT coalesce(max(added), 0) + 1 FROM tenants), ?)",
+                [.text(tenant.name), .text(record)])
+        }
+    }
+
+    public func removeTenant(named tenant: String) async throws(StateStoreError) {
+        try await run("cannot be written") {
+            try await transaction {
+                _ = try await connection.query("DELETE FROM world_rows WHERE tenant = ?", [.text(tenant)])
+                _ = try await connection.query("DELETE FROM tenants WHERE name = ?", [.text(tenant)])
+            }
+        }
+    }
+
+    public func world(ofTenant tenant: String) -> any WorldStore { TenantWorld(file: self, tenant: tenant) }
+
+    /// One tenant's world in the file.
+    private struct TenantWorld: WorldStore {
+        let file: SQLiteStateFile
+        let tenant: String
+
+        var name: String { "\(file.name) (tenant \(tenant))" }
+
+        func loadRows(scenario: String) async throws(StateStoreError) -> [WorldRow] {
+            try await file.loadRows(tenant: tenant, scenario: nil)
+        }
+
+        func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
+            try await file.write(tenant: tenant, changes, replacingAll: replacingAll)
+        }
+    }
+
+    private func transaction(_ work: () async throws -> Void) async throws {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            try await work()
+            _ = try await connection.query("COMMIT")
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
     }
 
     /// Closes the file (and its lock).
@@ -115,10 +188,10 @@ public final class SQLiteStateFile: WorldStore {
         }
     }
 
-    /// Runs `work`, turning SQLite's errors into ones that name the file.
+    /// Runs `work` when no other work on the file is running, turning SQLite's errors into ones that name the file.
     private func run<T>(_ failure: String, _ work: () async throws -> T) async throws(StateStoreError) -> T {
         do {
-            return try await work()
+            return try await serial.run(work)
         } catch let error as StateStoreError {
             throw error
         } catch {

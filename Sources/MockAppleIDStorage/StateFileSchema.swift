@@ -9,10 +9,10 @@ enum StateFileSchema {
     static let applicationID = 0x4D41_4944
 
     /// The format this version writes.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// Each format's step from the one before: `migrations[n - 1]` brings a file to format `n`.
-    /// Format 1 is the first, made from an empty file.
+    /// Format 1 is the first, made from an empty file: one world. Format 2 holds tenants beside it.
     static let migrations: [[String]] = [
         [
             "CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
@@ -30,6 +30,26 @@ enum StateFileSchema {
             CREATE TRIGGER world_rows_removed_by_update AFTER UPDATE OF value ON world_rows WHEN NEW.value IS NULL
             BEGIN DELETE FROM world_rows WHERE section = NEW.section AND key = NEW.key; END
             """,
+        ],
+        [
+            // Every row gets the tenant it belongs to; the server's own world is tenant "".
+            """
+            CREATE TABLE world_rows_2 (tenant TEXT NOT NULL, section TEXT NOT NULL, key TEXT NOT NULL, value TEXT,
+                                       PRIMARY KEY (tenant, section, key)) WITHOUT ROWID
+            """,
+            "INSERT INTO world_rows_2 (tenant, section, key, value) SELECT '', section, key, value FROM world_rows",
+            "DROP TABLE world_rows",
+            "ALTER TABLE world_rows_2 RENAME TO world_rows",
+            """
+            CREATE TRIGGER world_rows_removed_by_insert AFTER INSERT ON world_rows WHEN NEW.value IS NULL
+            BEGIN DELETE FROM world_rows WHERE tenant = NEW.tenant AND section = NEW.section AND key = NEW.key; END
+            """,
+            """
+            CREATE TRIGGER world_rows_removed_by_update AFTER UPDATE OF value ON world_rows WHEN NEW.value IS NULL
+            BEGIN DELETE FROM world_rows WHERE tenant = NEW.tenant AND section = NEW.section AND key = NEW.key; END
+            """,
+            // Each tenant with the scenario it was made from (a TenantRecord as JSON), in the order added.
+            "CREATE TABLE tenants (name TEXT PRIMARY KEY NOT NULL, added INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID",
         ],
     ]
 

@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.relayForward = upstream
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
-        let server = MockAppleIDServer(provider: provider, configuration: configuration) { running in
+        let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.file) { running in
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
                                        adminTokenRequired: adminToken != nil,
                                        stateFile: stateFile.map { (state ?? "", $0.restored) }).text

@@ -1,12 +1,13 @@
 """`serve --state FILE`: the world outlives the process. A server killed with SIGKILL in the middle of a
-burst of sign-ins and revocations comes back with every change it acknowledged and nothing it never made."""
+burst of sign-ins and revocations comes back with every change it acknowledged and nothing it never made;
+tenants (`/t/<name>/`) are isolated from each other and come back with their worlds."""
 import itertools
 import threading
 import time
 
 import requests
 
-from appleid import WEB_CLIENT, authorize_url, client_secret, exchange, sign_in
+from appleid import WEB_CLIENT, authorize_url, client_secret, exchange, server_now, sign_in, verify_with_pyjwt
 from server_process import run_cli, serving
 
 BURST_WORKERS = 4
@@ -154,3 +155,30 @@ def test_a_second_server_on_the_same_state_file_is_refused(tmp_path):
     with serving("--state", str(state)):
         result = run_cli("serve", "--port", "0", "--state", str(state))
         assert result.returncode != 0 and f"--state: {state}: is in use by another process" in result.stderr, result.stderr
+
+
+def test_tenants_are_isolated_and_come_back_with_their_worlds_after_a_restart(tmp_path):
+    state = tmp_path / "world.sqlite"
+    with serving("--state", str(state)) as base_url:
+        for name in ("job-a", "job-b"):
+            assert requests.post(f"{base_url}/__admin/tenants", json={"name": name}, timeout=10).status_code == 201
+        job_a, job_b = f"{base_url}/t/job-a", f"{base_url}/t/job-b"
+        discovery = requests.get(f"{job_a}/.well-known/openid-configuration", timeout=10).json()
+        assert discovery["token_endpoint"] == f"{job_a}/auth/token" and discovery["jwks_uri"] == f"{job_a}/auth/keys"
+        tokens = exchange(job_a, sign_in(job_a, authorize_url(job_a), "jane")["code"]).json()
+        claims = verify_with_pyjwt(job_a, tokens["id_token"])
+        assert claims["iss"] == "https://appleid.apple.com" and claims["aud"] == WEB_CLIENT
+        # job-b has no consent of jane's: its first sign-in sends `user`, and job-a's token means nothing there.
+        assert "user" in sign_in(job_b, authorize_url(job_b), "jane")
+        assert refresh(job_b, tokens["refresh_token"]).json()["error"] == "invalid_grant"
+        assert requests.post(f"{job_b}/__admin/clock", json={"advance": 86400}, timeout=10).status_code == 200
+        assert abs(server_now(base_url) - server_now(job_a)) < 5
+    with serving("--state", str(state)) as base_url:
+        job_a, job_b = f"{base_url}/t/job-a", f"{base_url}/t/job-b"
+        assert [t["name"] for t in requests.get(f"{base_url}/__admin/tenants", timeout=10).json()["tenants"]] == ["job-a", "job-b"]
+        assert refresh(job_a, tokens["refresh_token"]).status_code == 200
+        assert server_now(job_b) - server_now(job_a) > 86000
+        assert requests.delete(f"{base_url}/__admin/tenants/job-a", timeout=10).status_code == 200
+        assert requests.get(f"{job_a}/auth/keys", timeout=10).status_code == 404
+    with serving("--state", str(state)) as base_url:
+        assert [t["name"] for t in requests.get(f"{base_url}/__admin/tenants", timeout=10).json()["tenants"]] == ["job-b"]

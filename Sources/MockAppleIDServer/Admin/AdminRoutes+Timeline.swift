@@ -38,13 +38,7 @@ extension AdminRoutes {
             (text, file) = (JSONValue.object([("timeline", steps)]).serialized, "request")
         case let (nil, yaml?):
             (text, file) = (yaml, try body.text("file") ?? "request")
-            if let sent = body["files"] {
-                guard case let .object(members) = sent else { throw AdminError.badRequest("files must map each path to its text") }
-                for (path, value) in members {
-                    guard let content = value.stringValue else { throw AdminError.badRequest("files must map each path to its text") }
-                    files[path] = content
-                }
-            }
+            files = try self.files(in: body)
         default:
             throw AdminError.badRequest("give timeline (a list of steps), yaml (a scenario file's text) or scenario: true")
         }

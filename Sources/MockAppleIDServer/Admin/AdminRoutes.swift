@@ -10,6 +10,8 @@ struct AdminRoutes: Sendable {
 
     let provider: AppleIDProvider
     let configuration: ServerConfiguration
+    /// The server's tenants (nil on a tenant's own admin API).
+    let tenants: TenantRegistry?
 
     func register(on router: RecordingRouter) {
         let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
@@ -33,6 +35,7 @@ struct AdminRoutes: Sendable {
         registerNotifications(on: admin)
         registerRelay(on: admin)
         registerTransfers(on: admin)
+        if let tenants { registerTenants(tenants, on: admin) }
     }
 
     /// `?after=N`: a sequence number (0 when absent).

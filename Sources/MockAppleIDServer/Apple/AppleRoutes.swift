@@ -22,11 +22,11 @@ struct AppleRoutes: Sendable {
     }
 
     /// The base URL endpoints are advertised at: configured, or the listener's scheme and the
-    /// request's Host header (`:authority` over HTTP/2).
+    /// request's Host header (`:authority` over HTTP/2); then a tenant's path prefix.
     func baseURL(for request: Request) -> String {
-        if let configured = configuration.publicBaseURL { return configured }
+        if let configured = configuration.publicBaseURL { return configured + configuration.pathPrefix }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "\(scheme)://\(host)"
+        return "\(scheme)://\(host)\(configuration.pathPrefix)"
     }
 
     /// Reads a request's input; a failure the provider never saw is journaled here, then thrown.

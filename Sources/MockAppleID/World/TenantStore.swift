@@ -1,0 +1,33 @@
+/// A store holding several isolated worlds: the server's own and one per tenant (`/t/<tenant>/…`).
+/// Each tenant is written down with the scenario it was made from, so that the next start can make
+/// it again and restore its world from ``world(ofTenant:)``.
+public protocol TenantStore: Sendable {
+    /// The tenants kept, in the order they were added.
+    func tenants() async throws(StateStoreError) -> [TenantRecord]
+
+    /// Writes a new tenant down (before its world is attached).
+    func addTenant(_ tenant: TenantRecord) async throws(StateStoreError)
+
+    /// Removes a tenant and every row of its world.
+    func removeTenant(named name: String) async throws(StateStoreError)
+
+    /// The store of one tenant's world.
+    func world(ofTenant name: String) -> any WorldStore
+}
+
+/// A tenant as a store keeps it: its name and the scenario it was made from.
+public struct TenantRecord: Sendable, Equatable, Codable {
+    public let name: String
+    /// Scenario-file text and the key files it names (path to text); nil for the server's own scenario.
+    public let scenarioYAML: String?
+    /// The name the scenario text is known by in error messages.
+    public let scenarioFile: String?
+    public let files: [String: String]
+
+    public init(name: String, scenarioYAML: String? = nil, scenarioFile: String? = nil, files: [String: String] = [:]) {
+        self.name = name
+        self.scenarioYAML = scenarioYAML
+        self.scenarioFile = scenarioFile
+        self.files = files
+    }
+}

@@ -1,0 +1,206 @@
+import Hummingbird
+import Logging
+import MockAppleID
+import Synchronization
+
+/// The tenants of one server: isolated worlds, each made from a scenario and answering under
+/// `/t/<name>/` (Apple's endpoints, pages, discovery and its own admin API), so that parallel CI jobs
+/// can share one deployment without seeing each other's personas, grants or clock. Each tenant has
+/// its own provider, clock driver and notification sender; with a ``TenantStore`` (the state file)
+/// each is written down and kept, and made again at the next start.
+public final class TenantRegistry: Sendable {
+    /// One tenant: its world and the routers that answer for it.
+    struct Tenant: Sendable {
+        let provider: AppleIDProvider
+        let record: TenantRecord
+        /// By listener scheme (`http`, `https`).
+        let responders: [String: RouterResponder<BasicRequestContext>]
+        let services: Task<Void, Never>
+    }
+
+    /// The most tenants one server holds.
+    public static let capacity = 100
+
+    /// The path prefix tenants answer under.
+    static let pathPrefix = "/t/"
+
+    private let tenants = Mutex<[String: Tenant]>([:])
+    /// Names being made or removed, so that two requests cannot race for one name.
+    private let busyNames = Mutex<Set<String>>([])
+    /// The server's own scenario, for tenants made without scenario text.
+    let scenario: Scenario
+    let configuration: ServerConfiguration
+    let store: (any TenantStore)?
+    let logger: Logger
+
+    init(scenario: Scenario, configuration: ServerConfiguration, store: (any TenantStore)?, logger: Logger) {
+        self.scenario = scenario
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+    }
+
+    /// The tenants' names and providers, in name order.
+    public var all: [(name: String, provider: AppleIDProvider)] {
+        tenants.withLock { $0.values.map { ($0.record.name, $0.provider) }.sorted { $0.name < $1.name } }
+    }
+
+    /// The provider of tenant `name`.
+    public func provider(_ name: String) -> AppleIDProvider? { tenants.withLock { $0[name]?.provider } }
+
+    func responder(_ name: String, scheme: String) -> RouterResponder<BasicRequestContext>? {
+        tenants.withLock { $0[name]?.responders[scheme] }
+    }
+
+    /// Makes tenant `record.name` from its scenario (the server's own when the record has no text),
+    /// writes it down in the store, and starts serving it.
+    @discardableResult
+    public func create(_ record: TenantRecord) async throws(TenantError) -> AppleIDProvider {
+        try Self.check(name: record.name)
+        try reserve(record.name, creating: true)
+        defer { release(record.name) }
+        let provider = try makeProvider(record)
+        if let store {
+            do throws(StateStoreError) {
+                try await store.addTenant(record)
+                try await provider.keepState(in: store.world(ofTenant: record.name))
+            } catch {
+                await provider.stopKeepingState()
+                try? await store.removeTenant(named: record.name)
+                throw .notSaved(error.message)
+            }
+        }
+        start(provider, record)
+        return provider
+    }
+
+    /// Removes tenant `name` with everything it held; false when there is none.
+    @discardableResult
+    public func remove(_ name: String) async throws(TenantError) -> Bool {
+        try reserve(name, creating: false)
+        defer { release(name) }
+        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return false }
+        tenant.services.cancel()
+        await tenant.provider.stopKeepingState()
+        if let store {
+            do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
+        }
+        return true
+    }
+
+    /// Makes again every tenant the store holds, each with its world restored. Before serving.
+    func restore() async throws(TenantError) {
+        guard let store else { return }
+        let records: [TenantRecord]
+        do throws(StateStoreError) { records = try await store.tenants() } catch { throw .notSaved(error.message) }
+        for record in records {
+            let provider: AppleIDProvider
+            do throws(TenantError) { provider = try makeProvider(record) } catch {
+                throw .invalidScenario("tenant \(record.name) cannot be made again: \(error.description)")
+            }
+            do throws(StateStoreError) { try await provider.keepState(in: store.world(ofTenant: record.name)) } catch {
+                throw .notSaved(error.message)
+            }
+            start(provider, record)
+        }
+    }
+
+    /// Stops every tenant's services and saves what is pending (the store stays as it is).
+    func shutdown() async {
+        let stopping = tenants.withLock { tenants in
+            defer { tenants.removeAll() }
+            return Array(tenants.values)
+        }
+        for tenant in stopping {
+            tenant.services.cancel()
+            await tenant.provider.stopKeepingState()
+        }
+    }
+
+    // MARK: Making a tenant
+
+    private func makeProvider(_ record: TenantRecord) throws(TenantError) -> AppleIDProvider {
+        let tenantScenario: Scenario
+        if let yaml = record.scenarioYAML {
+            do throws(ScenarioError) {
+                tenantScenario = try ScenarioLoader.load(yaml: yaml, file: record.scenarioFile ?? "tenant \(record.name)",
+                                                         resources: EmbeddedResources(files: record.files, origin: "the request"))
+            } catch {
+                throw .invalidScenario(error.description)
+            }
+        } else {
+            tenantScenario = scenario
+        }
+        do { return try AppleIDProvider(scenario: tenantScenario) } catch { throw .invalidScenario(error.description) }
+    }
+
+    /// Builds the tenant's routers (one per listener scheme), starts its clock driver and notification
+    /// sender, and makes it reachable.
+    private func start(_ provider: AppleIDProvider, _ record: TenantRecord) {
+        var tenantConfiguration = configuration
+        tenantConfiguration.pathPrefix = Self.pathPrefix + record.name
+        let server = MockAppleIDServer(provider: provider, configuration: tenantConfiguration, logger: logger, servesTenants: false)
+        let responders = Dictionary(uniqueKeysWithValues: ["http", "https"].map { ($0, server.makeRouter(scheme: $0).buildResponder()) })
+        let logger = self.logger
+        let services = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await ClockDriver(clock: provider.clock).run() }
+                group.addTask { await NotificationSender(provider: provider, logger: logger).run() }
+            }
+        }
+        tenants.withLock { $0[record.name] = Tenant(provider: provider, record: record, responders: responders, services: services) }
+    }
+
+    private func reserve(_ name: String, creating: Bool) throws(TenantError) {
+        try busyNames.withLock { (busy: inout Set<String>) throws(TenantError) in
+            guard !busy.contains(name) else { throw .busy(name) }
+            if creating {
+                let (exists, count) = tenants.withLock { ($0[name] != nil, $0.count) }
+                guard !exists else { throw .exists(name) }
+                guard count + busy.count < Self.capacity else { throw .full(Self.capacity) }
+            }
+            busy.insert(name)
+        }
+    }
+
+    private func release(_ name: String) {
+        _ = busyNames.withLock { $0.remove(name) }
+    }
+
+    /// 1 to 63 lowercase letters, digits, `-` and `_`, starting with a letter or digit: a path segment as it is.
+    static func check(name: String) throws(TenantError) {
+        let characters = Array(name.utf8)
+        guard (1...63).contains(characters.count), let first = characters.first,
+              Self.isLowercaseAlphanumeric(first),
+              characters.allSatisfy({ Self.isLowercaseAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+            throw .invalidName(name)
+        }
+    }
+
+    private static func isLowercaseAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
+
+/// Why a tenant could not be made or removed.
+public enum TenantError: Error, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case exists(String)
+    case busy(String)
+    case full(Int)
+    case invalidScenario(String)
+    /// The tenant store could not be written.
+    case notSaved(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidName(name):
+            return "tenant name \"\(name.prefix(80))\" must be 1 to 63 lowercase letters, digits, - and _, starting with a letter or digit"
+        case let .exists(name): return "tenant \(name) exists already"
+        case let .busy(name): return "tenant \(name) is being made or removed by another request"
+        case let .full(capacity): return "this server holds at most \(capacity) tenants; remove one first"
+        case let .invalidScenario(message): return message
+        case let .notSaved(message): return message
+        }
+    }
+}
