@@ -39,6 +39,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         do {
             try await file.claim()
             try await StateFileSchema.prepare(connection, named: path)
+            try await file.useWriteAheadLog()
         } catch {
             try? await connection.close()
             throw error
@@ -171,7 +172,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         try? await connection.close()
     }
 
-    /// Takes the file's lock for as long as it is open, and turns on write-ahead logging.
+    /// Takes the file's lock for as long as it is open (changing nothing in it).
     private func claim() async throws(StateStoreError) {
         try await run("cannot be opened") {
             // SQLiteNIO's busy handler retries for ever; a second server must be refused instead.
@@ -183,7 +184,16 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
             } catch let error as SQLiteError where [.busy, .locked, .busyTimeout].contains(error.reason) {
                 throw StateStoreError("\(name): is in use by another process (another mock-appleid?)")
             }
-            _ = try await connection.query("PRAGMA journal_mode = WAL")
+        }
+    }
+
+    /// Turns on write-ahead logging (kept in the file), once the file is known to be a state file.
+    private func useWriteAheadLog() async throws(StateStoreError) {
+        try await run("cannot be opened") {
+            let mode = try await connection.query("PRAGMA journal_mode = WAL").first?.columns.first?.data.string
+            guard mode?.lowercased() == "wal" else {
+                throw StateStoreError("\(name): SQLite cannot keep it in write-ahead-log mode (journal mode: \(mode ?? "none"))")
+            }
             _ = try await connection.query("PRAGMA synchronous = NORMAL")
         }
     }
@@ -210,8 +220,12 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StateStoreError("\(name): its folder \(parent) does not exist")
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw StateStoreError("\(name): cannot be created in \(parent)")
+        // O_EXCL: of two servers starting at once on a new path, one makes the file and both then open that same file.
+        let descriptor = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+        if descriptor >= 0 {
+            try? FileHandle(fileDescriptor: descriptor).close()
+        } else if errno != EEXIST {
+            throw StateStoreError("\(name): cannot be created in \(parent): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -219,7 +233,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         stride(from: 0, to: changes.count, by: rowsPerStatement).map { changes[$0 ..< min($0 + rowsPerStatement, changes.count)] }
     }
 
-    /// Rows written by one statement (three parameters each, well below SQLite's limit).
+    /// Rows written by one statement (four parameters each: 20,000 in all, well below SQLite's limit).
     private static let rowsPerStatement = 5_000
 
     static func describe(_ error: any Error) -> String {

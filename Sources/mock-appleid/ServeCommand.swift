@@ -82,10 +82,10 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await server.makeServiceGroup(handlesSignals: true).run()
         } catch {
-            await closeState(of: provider, stateFile?.file)
+            try? await closeState(of: provider, stateFile?.file)
             throw error
         }
-        await closeState(of: provider, stateFile?.file)
+        try await closeState(of: provider, stateFile?.file)
     }
 
     /// Opens the state file and restores the world from it (or saves the scenario's start in a new one).
@@ -103,10 +103,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Saves what is pending and closes the state file.
-    private func closeState(of provider: AppleIDProvider, _ file: SQLiteStateFile?) async {
+    /// Saves what is pending and closes the state file; a write that failed is an error (exit 1).
+    private func closeState(of provider: AppleIDProvider, _ file: SQLiteStateFile?) async throws {
         guard let file else { return }
-        await provider.stopKeepingState()
+        do throws(StateStoreError) { try await provider.stopKeepingState() } catch {
+            await file.close()
+            throw CommandError("--state: the last changes were not saved: \(error.message)")
+        }
         await file.close()
     }
 

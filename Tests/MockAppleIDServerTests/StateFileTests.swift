@@ -51,7 +51,7 @@ struct StateFileTests {
         try Self.signIn(first, "kim")
         try await first.waitUntilSaved()
         try first.revokeConsent(personaID: "kim", clientID: Harness.webClient)
-        await first.stopKeepingState()
+        try await first.stopKeepingState()
         await file.close()
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -65,7 +65,7 @@ struct StateFileTests {
         #expect(second.consent(personaID: "kim", clientID: Harness.webClient) == nil)
         try second.createPersona(Persona(id: "lee", firstName: "Lee", lastName: "Kim", email: nil))
         try await second.waitUntilSaved()
-        await second.stopKeepingState()
+        try await second.stopKeepingState()
         await reopened.close()
 
         let third = try Harness.provider()
@@ -107,6 +107,9 @@ struct StateFileTests {
         _ = try await connection.query("CREATE TABLE songs (title TEXT)")
         try await connection.close()
         #expect(await refusal(foreign) == "\(foreign): is an SQLite database, but not a mock-appleid state file")
+        let untouched = try await SQLiteConnection.open(storage: .file(path: foreign))
+        #expect(try await untouched.query("PRAGMA journal_mode").first?.columns.first?.data.string == "delete")
+        try await untouched.close()
 
         let newer = folder.appendingPathComponent("newer.sqlite").path
         let file = try await SQLiteStateFile.open(path: newer)
@@ -133,17 +136,19 @@ struct StateFileTests {
         #expect(await refusal(orphan) == "\(orphan): its folder \(folder.appendingPathComponent("missing").path) does not exist")
     }
 
-    @Test("when the store cannot be written, the request that made the change gets 503 state_not_saved, not 200")
+    @Test("when the store cannot be written, the request that made the change gets 503 state_not_saved, and so does every later one")
     func unsavedChangeIs503() async throws {
         let provider = try Harness.provider()
         let store = FailingStore()
         try await provider.keepState(in: store)
         store.failing.store(true, ordering: .relaxed)
         try await Harness.withRouter(provider) { client in
-            try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: Self.personaBody("kim")) { response in
-                #expect(response.status == .serviceUnavailable)
-                #expect(String(buffer: response.body).contains(#""error":"state_not_saved""#))
-                #expect(String(buffer: response.body).contains("failing store: disk full"))
+            for id in ["kim", "lee"] {
+                try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: Self.personaBody(id)) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(String(buffer: response.body).contains(#""error":"state_not_saved""#))
+                    #expect(String(buffer: response.body).contains("failing store: disk full"))
+                }
             }
         }
     }

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import MockAppleID
 @testable import MockAppleIDServer
-import MockAppleIDStorage
+@testable import MockAppleIDStorage
 import SQLiteNIO
 import Testing
 
@@ -94,11 +94,11 @@ struct TenantTests {
         await reopened.close()
     }
 
-    @Test("a state file of format 1 (one world, no tenants) is migrated when opened, its world kept")
+    @Test("a state file of format 1 (one world, no tenants) is migrated when opened: its world kept, removals still remove rows")
     func migratesFormatOne() async throws {
         let path = try StateFileTests.folder().appendingPathComponent("old.sqlite").path
         let raw = try await SQLiteConnection.open(storage: .file(path: path))
-        for statement in StateFileSchemaFormatOne.statements { _ = try await raw.query(statement) }
+        for statement in StateFileSchema.migrations[0] { _ = try await raw.query(statement) }
         _ = try await raw.query("PRAGMA application_id = \(0x4D41_4944)")
         _ = try await raw.query("PRAGMA user_version = 1")
         _ = try await raw.query("INSERT INTO meta (name, value) VALUES ('scenario', 'default')")
@@ -110,18 +110,15 @@ struct TenantTests {
         #expect(try await provider.keepState(in: file) == true)
         #expect(provider.autoApprove()?.persona == "john")
         #expect(try await file.tenants().isEmpty)
-        await provider.stopKeepingState()
+        try StateFileTests.signIn(provider, "jane")
+        try await provider.waitUntilSaved()
+        try provider.revokeConsent(personaID: "jane", clientID: Harness.webClient)
+        try await provider.stopKeepingState()
         await file.close()
         let check = try await SQLiteConnection.open(storage: .file(path: path))
         #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == 2)
+        let grants = try await check.query("SELECT count(*) FROM world_rows WHERE section IN ('consents', 'codes')")
+        #expect(grants.first?.columns.first?.data.integer == 0)
         try await check.close()
     }
-}
-
-/// The tables of state-file format 1, as that version made them: what a file written then looks like.
-enum StateFileSchemaFormatOne {
-    static let statements = [
-        "CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
-        "CREATE TABLE world_rows (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT, PRIMARY KEY (section, key)) WITHOUT ROWID",
-    ]
 }

@@ -45,6 +45,77 @@ struct StateStoreTests {
         var writes: [(changes: [WorldRowChange], replacingAll: Bool)] { contents.withLock { $0.writes } }
     }
 
+    /// A store whose writes wait while its gate is shut.
+    final class GatedStore: WorldStore {
+        let inner = DictionaryStore()
+        private let gate = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((true, []))
+
+        var name: String { inner.name }
+        var waitingWrites: Int { gate.withLock { $0.waiting.count } }
+
+        func setOpen(_ open: Bool) {
+            let released = gate.withLock { gate -> [CheckedContinuation<Void, Never>] in
+                gate.open = open
+                defer { if open { gate.waiting = [] } }
+                return open ? gate.waiting : []
+            }
+            for continuation in released { continuation.resume() }
+        }
+
+        func loadRows(scenario: String) async throws(StateStoreError) -> [WorldRow] { try await inner.loadRows(scenario: scenario) }
+
+        func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let open = gate.withLock { gate -> Bool in
+                    if !gate.open { gate.waiting.append(continuation) }
+                    return gate.open
+                }
+                if open { continuation.resume() }
+            }
+            try await inner.write(changes, replacingAll: replacingAll)
+        }
+
+        /// Polls until a write waits at the gate (deadline 10 s).
+        func untilAWriteWaits() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while waitingWrites == 0 {
+                guard ContinuousClock.now < deadline else { throw StateStoreError("no write reached the gate") }
+                await Task.yield()
+            }
+        }
+    }
+
+    @Test("changes made while a write is in flight are written together in the next one, and every waiter is told")
+    func groupCommit() async throws {
+        let provider = try Fixtures.provider()
+        let store = GatedStore()
+        try await provider.keepState(in: store)
+        let filled = store.inner.writes.count
+        store.setOpen(false)
+        try provider.createPersona(Persona(id: "p0", firstName: "P", lastName: "0", email: nil))
+        try await store.untilAWriteWaits()
+        for index in 1...10 { try provider.createPersona(Persona(id: "p\(index)", firstName: "P", lastName: "\(index)", email: nil)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 1...10 { group.addTask { try await provider.waitUntilSaved() } }
+            store.setOpen(true)
+            try await group.waitForAll()
+        }
+        #expect(store.inner.writes.count == filled + 2)
+        let saved = try #require(store.inner.rows.first { $0.section == "personas" }?.value)
+        #expect((0...10).allSatisfy { saved.contains(#""id":"p\#($0)""#) })
+
+        store.setOpen(false)
+        try provider.createPersona(Persona(id: "late", firstName: "L", lastName: "Ate", email: nil))
+        try await store.untilAWriteWaits()
+        provider.reset()
+        store.setOpen(true)
+        try await provider.waitUntilSaved()
+        #expect(store.inner.writes.last?.replacingAll == true)
+        let restored = try Fixtures.provider()
+        try await restored.keepState(in: store.inner)
+        #expect(restored.persona("late") == nil && restored.persona("p0") == nil)
+    }
+
     @Test("an empty store gets the whole world in one batch; a sign-in then writes only the rows it touched")
     func rowsPerChange() async throws {
         let provider = try Fixtures.provider()

@@ -19,6 +19,11 @@ struct NotificationOutbox: Sendable, Codable {
         return dropped.status == .delivered ? nil : dropped.id
     }
 
+    /// Whether a pending delivery is due at `now`.
+    func hasDue(at now: Date) -> Bool {
+        deliveries.contains { $0.status == .pending && ($0.nextAttempt ?? now) <= now }
+    }
+
     /// The pending deliveries due at `now`, now marked as being sent.
     mutating func takeDue(at now: Date) -> [NotificationDelivery] {
         var due: [NotificationDelivery] = []

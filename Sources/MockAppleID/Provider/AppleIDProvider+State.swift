@@ -31,5 +31,6 @@ extension AppleIDProvider {
     public func waitUntilSaved() async throws(StateStoreError) { try await world.waitUntilSaved() }
 
     /// Saves what is pending and stops writing to the store; the world goes on in memory only.
-    public func stopKeepingState() async { await world.detach() }
+    /// Throws when a write failed (then the store lacks changes that were made).
+    public func stopKeepingState() async throws(StateStoreError) { try await world.detach() }
 }

@@ -10,10 +10,8 @@ struct RelayInbox: Sendable, Codable {
     static let day: TimeInterval = 86_400
 
     /// How many messages `address` took in the 24 hours before `now`.
-    mutating func deliveries(to address: String, since now: Date) -> Int {
-        let kept = (recent[address] ?? []).filter { now.timeIntervalSince($0) < Self.day }
-        recent[address] = kept.isEmpty ? nil : kept
-        return kept.count
+    func deliveries(to address: String, since now: Date) -> Int {
+        (recent[address] ?? []).filter { now.timeIntervalSince($0) < Self.day }.count
     }
 
     /// The most bytes of messages kept across all inboxes; the oldest go first beyond it.
@@ -25,7 +23,10 @@ struct RelayInbox: Sendable, Codable {
     mutating func add(_ message: RelayMessage, capacity: Int, countingDaily: Bool) {
         messages.append(message)
         bytes += message.size
-        if countingDaily { recent[message.relayAddress, default: []].append(message.receivedAt) }
+        if countingDaily {
+            let now = message.receivedAt
+            recent[message.relayAddress] = (recent[message.relayAddress] ?? []).filter { now.timeIntervalSince($0) < Self.day } + [now]
+        }
         while messages.count > capacity || (bytes > Self.byteBudget && messages.count > 1) {
             bytes -= messages.removeFirst().size
         }

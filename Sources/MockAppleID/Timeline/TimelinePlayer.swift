@@ -52,14 +52,15 @@ public final class TimelinePlayer: Sendable {
     /// after a restart with a state file; a timeline built in Swift (``TimelineOrigin/swift``) is not
     /// kept, and the scenario's own is loaded instead.
     public func load(_ timeline: Timeline, origin: TimelineOrigin = .swift) {
-        save(progress.withLock { progress in
+        progress.withLock { progress in
             progress = Progress(timeline: timeline, origin: origin)
-            return progress.record
-        })
+            save(progress.record)
+        }
     }
 
-    /// Saves the progress as it is.
-    func saveProgress() { save(progress.withLock { $0.record }) }
+    /// Saves the progress as it is. Records are saved under the progress lock (then the world's), so
+    /// they reach the store in the order the progress changed.
+    func saveProgress() { progress.withLock { save($0.record) } }
 
     /// Puts back progress a state store kept, loading its timeline again (against the restored apps).
     func restore(_ row: WorldRow, provider: AppleIDProvider) throws(StateStoreError) {
@@ -81,7 +82,7 @@ public final class TimelinePlayer: Sendable {
         }
         let restored = saved.origin == .swift
             ? Progress(timeline: timeline, origin: .scenario)
-            : Progress(timeline: timeline, origin: saved.origin, next: min(saved.next, timeline.steps.count),
+            : Progress(timeline: timeline, origin: saved.origin, next: max(0, min(saved.next, timeline.steps.count)),
                        outcomes: saved.outcomes, memory: saved.memory)
         progress.withLock { $0 = restored }
     }
@@ -101,11 +102,11 @@ public final class TimelinePlayer: Sendable {
         }) else { return nil }
         var runner = TimelineStepRunner(provider: provider, memory: memory)
         let outcome = runner.run(step, index: index)
-        save(progress.withLock { progress in
+        progress.withLock { progress in
             progress.memory = runner.memory
             progress.outcomes.append(outcome)
-            return progress.record
-        })
+            save(progress.record)
+        }
         let now = provider.clock.now
         provider.world.record(.timelineStep(index: index, summary: outcome.summary, passed: outcome.passed), at: now)
         return outcome

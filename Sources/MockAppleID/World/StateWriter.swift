@@ -37,6 +37,8 @@ final class StateWriter: Sendable {
     func enqueue(_ rows: [PendingRow], replacingAll: Bool = false) {
         guard !rows.isEmpty || replacingAll else { return }
         let idle = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+            // After a failed write nothing more is written; holding rows would only grow memory.
+            guard queue.failure == nil else { return nil }
             if replacingAll {
                 queue.rows = rows
                 queue.replacingAll = true
@@ -72,8 +74,8 @@ final class StateWriter: Sendable {
     /// Whether everything queued is saved (no need to wait).
     var isCaughtUp: Bool { queue.withLock { $0.saved >= $0.queued && $0.failure == nil } }
 
-    /// Writes what is queued, then stops the writer.
-    func close() async {
+    /// Writes what is queued, then stops the writer; throws when a write failed.
+    func close() async throws(StateStoreError) {
         let idle = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
             queue.closing = true
             defer { queue.writerIdle = nil }
@@ -81,6 +83,7 @@ final class StateWriter: Sendable {
         }
         idle?.resume()
         await task.withLock { $0 }?.value
+        if let failure = queue.withLock({ $0.failure }) { throw failure }
     }
 
     private func run() async {

@@ -1,6 +1,6 @@
 /// A dictionary that can remember which keys changed, so a state store writes only those rows.
 ///
-/// Tracking is off until ``startTracking()`` (a world kept in memory only pays a flag test per write);
+/// Tracking is off until ``setTracking(_:)`` (a world kept in memory only pays a flag test per write);
 /// once on, every key set, replaced or removed is remembered until ``takeChangedKeys()``. It encodes
 /// exactly as the plain dictionary, so snapshots keep their format.
 struct TrackedMap<Key: Hashable & Sendable & Codable, Value: Sendable & Codable>: Sendable {
@@ -38,8 +38,11 @@ struct TrackedMap<Key: Hashable & Sendable & Codable, Value: Sendable & Codable>
         if isTracking { changedKeys.formUnion(removed) }
     }
 
-    /// Remembers changed keys from now on.
-    mutating func startTracking() { isTracking = true }
+    /// Remembers changed keys from now on, or stops and forgets them.
+    mutating func setTracking(_ on: Bool) {
+        isTracking = on
+        if !on { changedKeys = [] }
+    }
 
     /// The keys changed since the last call, with their values now (nil: removed); forgets them.
     mutating func takeChangedKeys() -> [(key: Key, value: Value?)] {

@@ -96,7 +96,7 @@ public final class World: Sendable {
         guarded.keyBodies = state.keys.servedBodies()
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
         guard let writer = guarded.writer else { return }
-        guarded.state.startTracking()
+        guarded.state.setTracking(true)
         guarded.savedClock = clock.currentMode
         writer.enqueue(guarded.state.allRows() + [PendingRow.clock(clock.currentMode)], replacingAll: true)
     }
@@ -174,7 +174,7 @@ public final class World: Sendable {
                 guarded.state = restored
                 guarded.keyBodies = restored.keys.servedBodies()
                 faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
-                guarded.state.startTracking()
+                guarded.state.setTracking(true)
                 guarded.savedClock = clock.currentMode
             }
         }
@@ -196,13 +196,17 @@ public final class World: Sendable {
         try await writer.waitUntilSaved()
     }
 
-    /// Saves what is queued and stops saving; the world goes on in memory only.
-    func detach() async {
-        guard let writer = guarded.withLock({ guarded -> StateWriter? in
-            defer { guarded.writer = nil }
-            return guarded.writer
-        }) else { return }
-        await writer.close()
+    /// Saves what is queued and stops saving; the world goes on in memory only. Waits stay on the
+    /// writer until it has written everything; throws when a write failed.
+    func detach() async throws(StateStoreError) {
+        guard let writer = guarded.withLock({ $0.writer }) else { return }
+        defer {
+            guarded.withLock { guarded in
+                guarded.writer = nil
+                guarded.state.setTracking(false)
+            }
+        }
+        try await writer.close()
     }
 }
 

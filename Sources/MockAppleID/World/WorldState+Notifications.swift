@@ -64,8 +64,11 @@ extension WorldState {
         events.append(.notificationURLChanged(groupID: groupID, url: url))
     }
 
-    /// The pending deliveries due at `now`, marked as being sent.
-    mutating func takeDueNotifications(at now: Date) -> [NotificationDelivery] { outbox.takeDue(at: now) }
+    /// The pending deliveries due at `now`, marked as being sent (the outbox changes only when one is).
+    mutating func takeDueNotifications(at now: Date) -> [NotificationDelivery] {
+        guard outbox.hasDue(at: now) else { return [] }
+        return outbox.takeDue(at: now)
+    }
 
     /// Records an attempt's outcome; nil when the delivery is gone or was not being sent.
     mutating func recordNotificationAttempt(_ outcome: DeliveryOutcome, id: String, at now: Date, schedule: [TimeInterval],

@@ -103,7 +103,7 @@ extension WorldState {
 
     /// Records how forwarding a delivered message upstream went.
     mutating func recordForwarding(_ id: String, outcome: String, events: inout [DomainEvent]) {
-        guard relay.markForwarded(id, outcome: outcome) else { return }
+        guard relay.messages.contains(where: { $0.id == id }), relay.markForwarded(id, outcome: outcome) else { return }
         events.append(.relayMailForwarded(id: id, outcome: outcome))
     }
 

@@ -10,15 +10,15 @@ extension WorldState {
         case autoApprove, keys, faults, outbox, relay, transfers, teamTokens, purgeThreshold
     }
 
-    /// Remembers changes from now on, for ``takeChanges()``.
-    mutating func startTracking() {
-        changes.startTracking()
-        consents.startTracking()
-        codes.startTracking()
-        refreshGrants.startTracking()
-        refreshTokensByOwner.startTracking()
-        accessGrants.startTracking()
-        teamTokens.startTracking()
+    /// Remembers changes from now on, for ``takeChanges()`` (or stops, when the world is no longer kept in a store).
+    mutating func setTracking(_ on: Bool) {
+        changes.setTracking(on)
+        consents.setTracking(on)
+        codes.setTracking(on)
+        refreshGrants.setTracking(on)
+        refreshTokensByOwner.setTracking(on)
+        accessGrants.setTracking(on)
+        teamTokens.setTracking(on)
     }
 
     /// The rows changed since the last call, each once with its value now (nil: removed), and forgets them.
@@ -78,7 +78,12 @@ extension WorldState {
             case .deletedAccounts: deletedAccounts = try decoder.decode(Set<String>.self, from: value)
             case .accountGenerations: accountGenerations = try decoder.decode([String: Int].self, from: value)
             case .autoApprove: autoApprove = try decoder.decode(AutoApprove?.self, from: value)
-            case .keys: keys = try decoder.decode(KeyRing.self, from: value)
+            case .keys:
+                let ring = try decoder.decode(KeyRing.self, from: value)
+                guard ring.key(withID: ring.activeKID) != nil else {
+                    throw StateStoreError("row keys names active key \(ring.activeKID.prefix(40)), which it does not publish")
+                }
+                keys = ring
             case .faults: faults = try decoder.decode(FaultQueue.self, from: value)
             case .outbox: outbox = try decoder.decode(NotificationOutbox.self, from: value)
             case .relay: relay = try decoder.decode(RelayInbox.self, from: value)
@@ -115,7 +120,10 @@ struct SectionChanges: Sendable {
     private var isTracking = false
     private var touched: Set<WorldState.CodingKeys> = []
 
-    mutating func startTracking() { isTracking = true }
+    mutating func setTracking(_ on: Bool) {
+        isTracking = on
+        if !on { touched = [] }
+    }
 
     mutating func touch(_ section: WorldState.CodingKeys) {
         if isTracking { touched.insert(section) }

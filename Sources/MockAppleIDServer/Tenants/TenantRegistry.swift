@@ -65,7 +65,7 @@ public final class TenantRegistry: Sendable {
                 try await store.addTenant(record)
                 try await provider.keepState(in: store.world(ofTenant: record.name))
             } catch {
-                await provider.stopKeepingState()
+                try? await provider.stopKeepingState()
                 try? await store.removeTenant(named: record.name)
                 throw .notSaved(error.message)
             }
@@ -81,7 +81,8 @@ public final class TenantRegistry: Sendable {
         defer { release(name) }
         guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return false }
         tenant.services.cancel()
-        await tenant.provider.stopKeepingState()
+        // Its rows are about to be deleted; a write that failed no longer matters.
+        try? await tenant.provider.stopKeepingState()
         if let store {
             do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
         }
@@ -113,7 +114,9 @@ public final class TenantRegistry: Sendable {
         }
         for tenant in stopping {
             tenant.services.cancel()
-            await tenant.provider.stopKeepingState()
+            do throws(StateStoreError) { try await tenant.provider.stopKeepingState() } catch {
+                logger.error("tenant \(tenant.record.name): state not saved: \(error.message)")
+            }
         }
     }
 
