@@ -4,22 +4,55 @@ import Synchronization
 /// Writes a world's changes to its ``WorldStore`` in order, off the world's lock, and tells each
 /// waiter when what it changed is saved.
 ///
-/// Transitions queue their rows under the world's lock; one writer task takes everything queued
-/// since its last write and writes it as one atomic batch (a group commit), so parallel requests
-/// share a write. A request answers only after ``waitUntilSaved()``: what it acknowledged is kept
-/// if the process dies a moment later. After a failed write the writer stops, and every wait throws
-/// the failure: the state in memory is then ahead of the store, and saying otherwise would lose data.
+/// Transitions queue their rows under the world's lock. Whoever writes takes everything queued since
+/// the last write and writes it as one atomic batch (a group commit), so parallel requests share a
+/// write. A request answers only after ``waitUntilSaved()``; the waiting request itself writes when
+/// no write is under way (no hand-off to another thread and back), and while any request is under way
+/// (``requestStarted()``) the writer task sleeps: it writes only what no request will, such as work
+/// scheduled on the clock. After a failed write nothing more is written, and every wait throws the
+/// failure: the state in memory is then ahead of the store, and saying otherwise would lose data.
 final class StateWriter: Sendable {
+    private struct Batch: Sendable {
+        let rows: [PendingRow]
+        let replacingAll: Bool
+        /// The last queued change it holds.
+        let number: Int
+    }
+
     private struct Queue: Sendable {
         var rows: [PendingRow] = []
         var replacingAll = false
-        /// Batches queued so far, and how many of them are saved.
+        /// Changes queued so far, and how many of them are saved.
         var queued = 0
         var saved = 0
         var failure: StateStoreError?
-        var waiters: [(batch: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// A write is under way.
+        var writing = false
+        /// Requests under way, each of which waits for its changes (and so writes them) before answering.
+        var requests = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
         var writerIdle: CheckedContinuation<Void, Never>?
         var closing = false
+
+        /// Whether the writer task must look: rows nobody else will write, or closing.
+        var writerNeeded: Bool { closing || (queued > saved && !writing && requests == 0 && failure == nil) }
+
+        mutating func takeBatch() -> Batch? {
+            guard queued > saved, !writing, failure == nil else { return nil }
+            writing = true
+            defer {
+                rows = []
+                replacingAll = false
+            }
+            return Batch(rows: rows, replacingAll: replacingAll, number: queued)
+        }
+
+        /// The writer task's continuation, when it must wake.
+        mutating func takeWriterIfNeeded() -> CheckedContinuation<Void, Never>? {
+            guard writerNeeded else { return nil }
+            defer { writerIdle = nil }
+            return writerIdle
+        }
     }
 
     let store: any WorldStore
@@ -36,7 +69,7 @@ final class StateWriter: Sendable {
     /// Queues rows; `replacingAll` drops whatever is queued and makes the batch replace the whole store.
     func enqueue(_ rows: [PendingRow], replacingAll: Bool = false) {
         guard !rows.isEmpty || replacingAll else { return }
-        let idle = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+        let writer = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
             // After a failed write nothing more is written; holding rows would only grow memory.
             guard queue.failure == nil else { return nil }
             if replacingAll {
@@ -46,95 +79,110 @@ final class StateWriter: Sendable {
                 queue.rows += rows
             }
             queue.queued += 1
-            defer { queue.writerIdle = nil }
-            return queue.writerIdle
+            return queue.takeWriterIfNeeded()
         }
-        idle?.resume()
+        writer?.resume()
     }
 
-    /// Returns once everything queued before the call is saved; throws the write's failure.
+    /// A request is under way that will call ``waitUntilSaved()`` before it answers.
+    func requestStarted() { queue.withLock { $0.requests += 1 } }
+
+    /// The request answered; rows it left (queued by others meanwhile) go to the writer task.
+    func requestEnded() {
+        queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+            queue.requests = max(0, queue.requests - 1)
+            return queue.takeWriterIfNeeded()
+        }?.resume()
+    }
+
+    /// Returns once everything queued before the call is saved, writing it itself when no write is
+    /// under way; throws the write's failure.
     func waitUntilSaved() async throws(StateStoreError) {
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = queue.withLock { queue -> Result<Void, StateStoreError>? in
-                    if let failure = queue.failure { return .failure(failure) }
-                    if queue.saved >= queue.queued { return .success(()) }
-                    queue.waiters.append((queue.queued, continuation))
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
+        let goal = queue.withLock { $0.queued }
+        while true {
+            enum Step {
+                case done, write(Batch), wait
+                case failed(StateStoreError)
             }
-        } catch let error as StateStoreError {
-            throw error
-        } catch {
-            throw StateStoreError("\(store.name): \(error)")
+            let step = queue.withLock { queue -> Step in
+                if let failure = queue.failure { return .failed(failure) }
+                if queue.saved >= goal { return .done }
+                if let batch = queue.takeBatch() { return .write(batch) }
+                return .wait
+            }
+            switch step {
+            case .done: return
+            case let .failed(failure): throw failure
+            case let .write(batch): await write(batch)
+            case .wait:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = queue.withLock { queue -> Bool in
+                        guard queue.writing, queue.failure == nil else { return true }
+                        queue.waiters.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
         }
     }
 
     /// Whether everything queued is saved (no need to wait).
     var isCaughtUp: Bool { queue.withLock { $0.saved >= $0.queued && $0.failure == nil } }
 
-    /// Writes what is queued, then stops the writer; throws when a write failed.
+    /// Writes what is queued, then stops the writer task; throws when a write failed.
     func close() async throws(StateStoreError) {
-        let idle = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+        queue.withLock { queue -> CheckedContinuation<Void, Never>? in
             queue.closing = true
-            defer { queue.writerIdle = nil }
-            return queue.writerIdle
-        }
-        idle?.resume()
+            return queue.takeWriterIfNeeded()
+        }?.resume()
         await task.withLock { $0 }?.value
         if let failure = queue.withLock({ $0.failure }) { throw failure }
     }
 
-    private func run() async {
+    /// Writes one batch, then wakes every waiter to look again (done, or the next to write).
+    private func write(_ batch: Batch) async {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        while true {
-            let next = await nextBatch()
-            guard let (rows, replacingAll, batch) = next else { return }
-            let outcome: Result<Void, StateStoreError>
-            do throws(StateStoreError) {
-                let changes: [WorldRowChange]
-                do { changes = try Self.latestPerRow(rows).map { try $0.encoded(with: encoder) } } catch {
-                    throw StateStoreError("\(store.name): a change could not be encoded: \(error)")
-                }
-                try await store.write(changes, replacingAll: replacingAll)
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
+        var failure: StateStoreError?
+        do throws(StateStoreError) {
+            let changes: [WorldRowChange]
+            do { changes = try Self.latestPerRow(batch.rows).map { try $0.encoded(with: encoder) } } catch {
+                throw StateStoreError("\(store.name): a change could not be encoded: \(error)")
             }
-            let finished = queue.withLock { queue in
-                if case let .failure(error) = outcome { queue.failure = error } else { queue.saved = batch }
-                let done = queue.failure != nil ? queue.waiters : queue.waiters.filter { $0.batch <= batch }
-                queue.waiters.removeAll { queue.failure != nil || $0.batch <= batch }
-                return done.map(\.continuation)
-            }
-            for continuation in finished { continuation.resume(with: outcome.mapError { $0 as any Error }) }
-            if case .failure = outcome { return }
+            try await store.write(changes, replacingAll: batch.replacingAll)
+        } catch {
+            failure = error
         }
+        let (waiters, writer) = queue.withLock { queue in
+            queue.writing = false
+            if let failure { queue.failure = failure } else { queue.saved = batch.number }
+            defer { queue.waiters = [] }
+            return (queue.waiters, queue.takeWriterIfNeeded())
+        }
+        for waiter in waiters { waiter.resume() }
+        writer?.resume()
     }
 
-    /// Waits for rows (nil once closing with nothing left); takes everything queued.
-    private func nextBatch() async -> (rows: [PendingRow], replacingAll: Bool, batch: Int)? {
+    /// Writes what no request will, until closed with nothing left.
+    private func run() async {
         while true {
-            let taken = queue.withLock { queue -> (rows: [PendingRow], replacingAll: Bool, batch: Int)?? in
-                if queue.queued > queue.saved, queue.failure == nil {
-                    defer {
-                        queue.rows = []
-                        queue.replacingAll = false
-                    }
-                    return (queue.rows, queue.replacingAll, queue.queued)
-                }
-                return queue.closing ? .some(nil) : nil
+            let step = queue.withLock { queue -> (batch: Batch?, finished: Bool) in
+                if queue.requests == 0 || queue.closing, let batch = queue.takeBatch() { return (batch, false) }
+                return (nil, queue.closing && !queue.writing && (queue.saved >= queue.queued || queue.failure != nil))
             }
-            if let taken { return taken }
+            if step.finished { return }
+            if let batch = step.batch {
+                await write(batch)
+                continue
+            }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = queue.withLock { queue -> Bool in
-                    if queue.queued > queue.saved || queue.closing { return true }
+                let wake = queue.withLock { queue -> Bool in
+                    if queue.writerNeeded && !queue.writing { return true }
                     queue.writerIdle = continuation
                     return false
                 }
-                if ready { continuation.resume() }
+                if wake { continuation.resume() }
             }
         }
     }

@@ -190,6 +190,14 @@ public final class World: Sendable {
         }
     }
 
+    /// A request is under way that will wait (``waitUntilSaved()``) before it answers, as the HTTP
+    /// server's requests do: while any is, waiting requests write the changes themselves and no other
+    /// thread is woken for them. Pair with ``requestEnded()``.
+    public func requestStarted() { guarded.withLock { $0.writer }?.requestStarted() }
+
+    /// The request ``requestStarted()`` announced has answered.
+    public func requestEnded() { guarded.withLock { $0.writer }?.requestEnded() }
+
     /// Returns once every change made so far is saved (at once when the world is not kept in a store).
     public func waitUntilSaved() async throws(StateStoreError) {
         guard let writer = guarded.withLock({ $0.writer }), !writer.isCaughtUp else { return }

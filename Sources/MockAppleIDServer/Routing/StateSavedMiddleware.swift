@@ -13,6 +13,8 @@ struct StateSavedMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+        provider.world.requestStarted()
+        defer { provider.world.requestEnded() }
         let response: Response
         do {
             response = try await next(request, context)
