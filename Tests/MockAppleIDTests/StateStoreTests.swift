@@ -116,6 +116,29 @@ struct StateStoreTests {
         #expect(restored.persona("late") == nil && restored.persona("p0") == nil)
     }
 
+    @Test("a change queued after the writer closed is not reported saved, and a request holding it is told")
+    func closedWriter() async throws {
+        let store = DictionaryStore()
+        let writer = StateWriter(store: store)
+        writer.start()
+        writer.enqueue([PendingRow(.purgeThreshold, value: 20_000)])
+        try await writer.close()
+        #expect(store.rows.contains { $0.section == "purgeThreshold" && $0.value == "20000" })
+        writer.enqueue([PendingRow(.purgeThreshold, value: 30_000)])
+        let failure = await #expect(throws: StateStoreError.self) { try await writer.waitUntilSaved() }
+        #expect(failure?.message == "dictionary store: the world is no longer kept there; a change was not saved")
+        #expect(store.writes.count == 1)
+
+        let provider = try Fixtures.provider()
+        try await provider.keepState(in: DictionaryStore())
+        let ticket = provider.world.requestStarted()
+        try await provider.stopKeepingState()
+        try provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: nil))
+        try await provider.world.waitUntilSaved(ticket)
+        provider.world.requestEnded(ticket)
+        try await provider.waitUntilSaved()
+    }
+
     @Test("an empty store gets the whole world in one batch; a sign-in then writes only the rows it touched")
     func rowsPerChange() async throws {
         let provider = try Fixtures.provider()

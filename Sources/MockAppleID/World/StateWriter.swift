@@ -33,12 +33,16 @@ final class StateWriter: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var writerIdle: CheckedContinuation<Void, Never>?
         var closing = false
+        /// What ``close()`` writes before the writer task ends: the changes queued when it was called.
+        var closeGoal = 0
+        /// The writer task has ended: nothing more is written, and a wait for a later change throws.
+        var closed = false
 
         /// Whether the writer task must look: rows nobody else will write, or closing.
         var writerNeeded: Bool { closing || (queued > saved && !writing && requests == 0 && failure == nil) }
 
         mutating func takeBatch() -> Batch? {
-            guard queued > saved, !writing, failure == nil else { return nil }
+            guard queued > saved, !writing, failure == nil, !closed else { return nil }
             writing = true
             defer {
                 rows = []
@@ -70,8 +74,12 @@ final class StateWriter: Sendable {
     func enqueue(_ rows: [PendingRow], replacingAll: Bool = false) {
         guard !rows.isEmpty || replacingAll else { return }
         let writer = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
-            // After a failed write nothing more is written; holding rows would only grow memory.
-            guard queue.failure == nil else { return nil }
+            // After a failed write, or once closed, nothing more is written: holding rows would only
+            // grow memory. The count still goes up, so a wait for this change fails instead of passing.
+            guard queue.failure == nil, !queue.closed else {
+                queue.queued += 1
+                return nil
+            }
             if replacingAll {
                 queue.rows = rows
                 queue.replacingAll = true
@@ -107,6 +115,7 @@ final class StateWriter: Sendable {
             let step = queue.withLock { queue -> Step in
                 if let failure = queue.failure { return .failed(failure) }
                 if queue.saved >= goal { return .done }
+                if queue.closed { return .failed(StateStoreError("\(store.name): the world is no longer kept there; a change was not saved")) }
                 if let batch = queue.takeBatch() { return .write(batch) }
                 return .wait
             }
@@ -130,10 +139,11 @@ final class StateWriter: Sendable {
     /// Whether everything queued is saved (no need to wait).
     var isCaughtUp: Bool { queue.withLock { $0.saved >= $0.queued && $0.failure == nil } }
 
-    /// Writes what is queued, then stops the writer task; throws when a write failed.
+    /// Writes what is queued now, then stops the writer task; throws when a write failed.
     func close() async throws(StateStoreError) {
         queue.withLock { queue -> CheckedContinuation<Void, Never>? in
             queue.closing = true
+            queue.closeGoal = queue.queued
             return queue.takeWriterIfNeeded()
         }?.resume()
         await task.withLock { $0 }?.value
@@ -168,10 +178,18 @@ final class StateWriter: Sendable {
     private func run() async {
         while true {
             let step = queue.withLock { queue -> (batch: Batch?, finished: Bool) in
+                if queue.closing, !queue.writing, queue.saved >= queue.closeGoal || queue.failure != nil {
+                    queue.closed = true
+                    return (nil, true)
+                }
                 if queue.requests == 0 || queue.closing, let batch = queue.takeBatch() { return (batch, false) }
-                return (nil, queue.closing && !queue.writing && (queue.saved >= queue.queued || queue.failure != nil))
+                return (nil, false)
             }
-            if step.finished { return }
+            if step.finished {
+                // Waits for changes queued after close() now fail rather than wait for ever.
+                for waiter in queue.withLock({ queue in defer { queue.waiters = [] }; return queue.waiters }) { waiter.resume() }
+                return
+            }
             if let batch = step.batch {
                 await write(batch)
                 continue

@@ -190,13 +190,23 @@ public final class World: Sendable {
         }
     }
 
-    /// A request is under way that will wait (``waitUntilSaved()``) before it answers, as the HTTP
+    /// A request is under way that will wait (``waitUntilSaved(_:)``) before it answers, as the HTTP
     /// server's requests do: while any is, waiting requests write the changes themselves and no other
-    /// thread is woken for them. Pair with ``requestEnded()``.
-    public func requestStarted() { guarded.withLock { $0.writer }?.requestStarted() }
+    /// thread is woken for them. End it with ``requestEnded(_:)``.
+    public func requestStarted() -> SaveTicket {
+        let writer = guarded.withLock { $0.writer }
+        writer?.requestStarted()
+        return SaveTicket(writer: writer)
+    }
+
+    /// Returns once every change made so far is saved by the writer the request started with.
+    public func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
+        guard let writer = ticket.writer, !writer.isCaughtUp else { return }
+        try await writer.waitUntilSaved()
+    }
 
     /// The request ``requestStarted()`` announced has answered.
-    public func requestEnded() { guarded.withLock { $0.writer }?.requestEnded() }
+    public func requestEnded(_ ticket: SaveTicket) { ticket.writer?.requestEnded() }
 
     /// Returns once every change made so far is saved (at once when the world is not kept in a store).
     public func waitUntilSaved() async throws(StateStoreError) {
@@ -204,8 +214,9 @@ public final class World: Sendable {
         try await writer.waitUntilSaved()
     }
 
-    /// Saves what is queued and stops saving; the world goes on in memory only. Waits stay on the
-    /// writer until it has written everything; throws when a write failed.
+    /// Saves what is queued and stops saving; the world goes on in memory only. A request that
+    /// started before holds the closed writer (``SaveTicket``), so its wait for a change made too late
+    /// fails instead of passing. Throws when a write failed.
     func detach() async throws(StateStoreError) {
         guard let writer = guarded.withLock({ $0.writer }) else { return }
         defer {
@@ -224,4 +235,10 @@ public struct WorldSnapshot: Sendable, Codable {
     public var version = 1
     public var state: WorldState
     public var clock: MockClock.Mode
+}
+
+/// What a request waits on before it answers: the store's writer when the request started (none for a
+/// world kept in memory only).
+public struct SaveTicket: Sendable {
+    let writer: StateWriter?
 }

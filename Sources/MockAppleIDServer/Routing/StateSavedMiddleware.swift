@@ -13,21 +13,21 @@ struct StateSavedMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        provider.world.requestStarted()
-        defer { provider.world.requestEnded() }
+        let ticket = provider.world.requestStarted()
+        defer { provider.world.requestEnded(ticket) }
         let response: Response
         do {
             response = try await next(request, context)
         } catch {
-            try await waitUntilSaved(context)
+            try await waitUntilSaved(ticket, context)
             throw error
         }
-        try await waitUntilSaved(context)
+        try await waitUntilSaved(ticket, context)
         return response
     }
 
-    private func waitUntilSaved(_ context: BasicRequestContext) async throws(AdminError) {
-        do throws(StateStoreError) { try await provider.waitUntilSaved() } catch {
+    private func waitUntilSaved(_ ticket: SaveTicket, _ context: BasicRequestContext) async throws(AdminError) {
+        do throws(StateStoreError) { try await provider.world.waitUntilSaved(ticket) } catch {
             context.logger.error("state not saved: \(error.message)")
             throw AdminError(status: .serviceUnavailable, code: "state_not_saved", message: "the change was not saved: \(error.message)")
         }
