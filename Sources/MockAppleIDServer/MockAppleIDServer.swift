@@ -101,10 +101,11 @@ public struct MockAppleIDServer: Service {
                                                maxConnections: configuration.smtpMaxConnections, logger: logger)
         }
         let ports = BoundPorts(expectsHTTPS: tls != nil)
-        let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, smtpPort = smtp?.port] ready in
+        let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, tenants, smtpPort = smtp?.port] ready in
             guard let ready else { return }
             await onRunning(RunningServer(host: configuration.host, port: ready.http, publicBaseURL: configuration.publicBaseURL,
-                                          smtpPort: smtpPort, httpsPort: ready.https, certificateAuthority: tls?.authority))
+                                          smtpPort: smtpPort, httpsPort: ready.https, certificateAuthority: tls?.authority,
+                                          tenantNames: tenants?.all.map(\.name) ?? []))
         }
         let limits = configuration.connections
         let http = makeApplication(scheme: "http", port: configuration.port,
@@ -176,15 +177,18 @@ public struct RunningServer: Sendable {
     /// The CA that issued the HTTPS listener's certificate (nil without HTTPS, or with a certificate
     /// brought from files): what a client must trust.
     public let certificateAuthority: LocalCertificateAuthority?
+    /// The tenants serving when the listeners were bound (those a state file brought back).
+    public let tenantNames: [String]
 
     init(host: String, port: Int, publicBaseURL: String?, smtpPort: Int? = nil, httpsPort: Int? = nil,
-         certificateAuthority: LocalCertificateAuthority? = nil) {
+         certificateAuthority: LocalCertificateAuthority? = nil, tenantNames: [String] = []) {
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL
         self.smtpPort = smtpPort
         self.httpsPort = httpsPort
         self.certificateAuthority = certificateAuthority
+        self.tenantNames = tenantNames
     }
 
     /// `http://host:port`, or the configured public base URL.

@@ -27,6 +27,9 @@ struct StartupBanner {
             if let stateFile {
                 lines.append("  state file:  \(stateFile.path) (\(stateFile.restored ? "world restored from it" : "new; the scenario's start saved in it"); every change saved before it is acknowledged)")
             }
+            if !running.tenantNames.isEmpty {
+                lines.append("  tenants:     \(running.tenantNames.map { "\(base)/t/\($0)" }.joined(separator: ", "))")
+            }
             lines += httpsLines()
             if !ReturnURLPolicy.isLoopback(running.host) {
                 lines.append(adminTokenRequired

@@ -175,6 +175,7 @@ def test_tenants_are_isolated_and_come_back_with_their_worlds_after_a_restart(tm
         assert abs(server_now(base_url) - server_now(job_a)) < 5
     with serving("--state", str(state)) as base_url:
         job_a, job_b = f"{base_url}/t/job-a", f"{base_url}/t/job-b"
+        assert f"  tenants:     {job_a}, {job_b}" in base_url.banner
         assert [t["name"] for t in requests.get(f"{base_url}/__admin/tenants", timeout=10).json()["tenants"]] == ["job-a", "job-b"]
         assert refresh(job_a, tokens["refresh_token"]).status_code == 200
         assert server_now(job_b) - server_now(job_a) > 86000
