@@ -162,6 +162,35 @@ struct StateStoreTests {
         #expect(store.writes[3].changes.allSatisfy { !$0.key.isEmpty && $0.value != nil })
     }
 
+    @Test("relay mail and notification deliveries are written one row per message or delivery, and come back in order")
+    func listRows() async throws {
+        let store = DictionaryStore()
+        let provider = try NotificationTests.provider()
+        try await provider.keepState(in: store)
+        let address = try RelayTests.johnsAddress(provider)
+        for _ in 0..<3 { #expect(provider.deliverRelayMail(RelayTests.mail(address)).delivered.count == 1) }
+        try await provider.waitUntilSaved()
+        let ids = provider.relayMessages().map(\.id)
+        #expect(provider.deliverRelayMail(RelayTests.mail(address)).delivered.count == 1)
+        try await provider.waitUntilSaved()
+        let last = try #require(store.writes.last)
+        let newest = try #require(provider.relayMessages().last?.id)
+        #expect(last.changes.filter { $0.section == "relayMessages" }.map(\.key) == [newest])
+        #expect(last.changes.first { $0.section == "relay" }?.value?.contains(#""messages":[]"#) == true)
+        try provider.notify(.emailDisabled, personaID: "john", app: NotificationTests.group)
+        try provider.notify(.emailEnabled, personaID: "john", app: NotificationTests.group)
+        try await provider.waitUntilSaved()
+        #expect(store.rows.filter { $0.section == "outboxDeliveries" }.count == 2)
+
+        let restored = try Fixtures.provider()
+        try await restored.keepState(in: store)
+        #expect(restored.relayMessages().map(\.id) == ids + [newest])
+        #expect(restored.relayMessages() == provider.relayMessages())
+        #expect(restored.notificationDeliveries().map(\.notification.type) == [.emailDisabled, .emailEnabled])
+        #expect(restored.deliverRelayMail(RelayTests.mail(address)).delivered.count == 1)
+        #expect(restored.relayMessages().count == 5)
+    }
+
     @Test("a new provider on the same store gets back personas, consents, codes, tokens, keys, faults, relay mail, deliveries and the clock")
     func roundTrip() async throws {
         let store = DictionaryStore()

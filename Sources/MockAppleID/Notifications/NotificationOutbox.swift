@@ -4,7 +4,8 @@ import Foundation
 /// Bounded: once ``capacity`` is reached the oldest finished deliveries go first; undelivered ones
 /// are dropped (with an event) only when nothing else is left to drop.
 struct NotificationOutbox: Sendable, Codable {
-    private(set) var deliveries: [NotificationDelivery] = []
+    /// Oldest first. A state store keeps each delivery as a row of its own (see `WorldState+Storage.swift`).
+    var deliveries = TrackedList<NotificationDelivery>()
 
     /// The most deliveries kept.
     static let capacity = 10_000
@@ -21,7 +22,7 @@ struct NotificationOutbox: Sendable, Codable {
 
     /// Whether a pending delivery is due at `now`.
     func hasDue(at now: Date) -> Bool {
-        deliveries.contains { $0.status == .pending && ($0.nextAttempt ?? now) <= now }
+        deliveries.entries.contains { $0.status == .pending && ($0.nextAttempt ?? now) <= now }
     }
 
     /// The pending deliveries due at `now`, now marked as being sent.
@@ -62,7 +63,7 @@ struct NotificationOutbox: Sendable, Codable {
             deliveries[index].status = .pending
             deliveries[index].nextAttempt = now
         }
-        return deliveries.compactMap { delivery in
+        return deliveries.entries.compactMap { delivery in
             guard delivery.status == .pending, let due = delivery.nextAttempt else { return nil }
             return (delivery.id, max(due, now))
         }

@@ -48,7 +48,7 @@ public struct ServerNotification: Sendable, Equatable, Codable {
 }
 
 /// A notification on its way to an app group's URL, with every attempt so far.
-public struct NotificationDelivery: Sendable, Equatable, Codable {
+public struct NotificationDelivery: Sendable, Equatable, Codable, Identifiable {
     public enum Status: String, Sendable, Codable {
         /// Waiting for its next attempt (at ``NotificationDelivery/nextAttempt``).
         case pending

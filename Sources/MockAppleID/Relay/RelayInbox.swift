@@ -3,7 +3,8 @@ import Foundation
 /// The messages the relay accepted, across every persona, oldest first, and the recent deliveries
 /// per address that the daily limit counts: part of the world's state.
 struct RelayInbox: Sendable, Codable {
-    private(set) var messages: [RelayMessage] = []
+    /// Oldest first. A state store keeps each message as a row of its own (see `WorldState+Storage.swift`).
+    var messages = TrackedList<RelayMessage>()
     /// Delivery times per relay address within the last 24 hours.
     private var recent: [String: [Date]] = [:]
 
@@ -28,14 +29,16 @@ struct RelayInbox: Sendable, Codable {
             recent[message.relayAddress] = (recent[message.relayAddress] ?? []).filter { now.timeIntervalSince($0) < Self.day } + [now]
         }
         while messages.count > capacity || (bytes > Self.byteBudget && messages.count > 1) {
-            bytes -= messages.removeFirst().size
+            bytes -= messages.remove(at: 0).size
         }
     }
 
     /// Records how forwarding a message went; false when the message is gone.
     mutating func markForwarded(_ id: String, outcome: String) -> Bool {
         guard let index = messages.firstIndex(where: { $0.id == id }) else { return false }
-        messages[index].forwarded = outcome
+        var message = messages[index]
+        message.forwarded = outcome
+        messages[index] = message
         return true
     }
 

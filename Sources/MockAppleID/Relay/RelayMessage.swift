@@ -1,7 +1,7 @@
 import Foundation
 
 /// A message the relay accepted for a persona's relay address, as their inbox shows it.
-public struct RelayMessage: Sendable, Equatable, Codable {
+public struct RelayMessage: Sendable, Equatable, Codable, Identifiable {
     /// The relay's own id for the message.
     public let id: String
     public let receivedAt: Date

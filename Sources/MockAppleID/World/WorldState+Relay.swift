@@ -103,7 +103,7 @@ extension WorldState {
 
     /// Records how forwarding a delivered message upstream went.
     mutating func recordForwarding(_ id: String, outcome: String, events: inout [DomainEvent]) {
-        guard relay.messages.contains(where: { $0.id == id }), relay.markForwarded(id, outcome: outcome) else { return }
+        guard relay.messages.firstIndex(where: { $0.id == id }) != nil, relay.markForwarded(id, outcome: outcome) else { return }
         events.append(.relayMailForwarded(id: id, outcome: outcome))
     }
 

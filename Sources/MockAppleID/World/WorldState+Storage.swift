@@ -1,8 +1,13 @@
 import Foundation
 
 /// The state as rows for a ``WorldStore``: each section (a stored property, named by its coding key) is
-/// one row, except the grant maps, which are one row per entry so that a sign-in writes a few small rows.
+/// one row, except the grant maps, which are one row per entry so that a sign-in writes a few small rows,
+/// and relay mail and notification deliveries, one row per message or delivery beside their section's.
 extension WorldState {
+    /// The rows of relay messages and of notification deliveries (key: the message's or delivery's id).
+    static let relayMessagesSection = "relayMessages"
+    static let outboxDeliveriesSection = "outboxDeliveries"
+
     /// The sections of the state, named as in snapshots and in a store's rows.
     enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case directory, personas, deletedAccounts, accountGenerations
@@ -12,6 +17,9 @@ extension WorldState {
 
     /// Remembers changes from now on, for ``takeChanges()`` (or stops, when the world is no longer kept in a store).
     mutating func setTracking(_ on: Bool) {
+        // The lists first: changing them touches their sections, which `changes` then starts or stops afresh.
+        relay.messages.setTracking(on)
+        outbox.deliveries.setTracking(on)
         changes.setTracking(on)
         consents.setTracking(on)
         codes.setTracking(on)
@@ -23,7 +31,11 @@ extension WorldState {
 
     /// The rows changed since the last call, each once with its value now (nil: removed), and forgets them.
     mutating func takeChanges() -> [PendingRow] {
-        var changed = changes.take().flatMap { rows(of: $0) }
+        // The lists first (taking their changes touches their sections, which changed anyway).
+        var changed: [PendingRow] = []
+        if relay.messages.hasChanges { changed += Self.listRows(Self.relayMessagesSection, relay.messages.takeChangedEntries()) }
+        if outbox.deliveries.hasChanges { changed += Self.listRows(Self.outboxDeliveriesSection, outbox.deliveries.takeChangedEntries()) }
+        changed += changes.take().flatMap { rows(of: $0) }
         changed += Self.entries(.consents, consents.takeChangedKeys())
         changed += Self.entries(.codes, codes.takeChangedKeys())
         changed += Self.entries(.refreshGrants, refreshGrants.takeChangedKeys())
@@ -34,9 +46,18 @@ extension WorldState {
     }
 
     /// Every row of the state.
-    func allRows() -> [PendingRow] { CodingKeys.allCases.flatMap { rows(of: $0) } }
+    func allRows() -> [PendingRow] {
+        CodingKeys.allCases.flatMap { rows(of: $0) }
+            + Self.listRows(Self.relayMessagesSection, relay.messages.storedEntries.map { ($0.entry.id, $0) })
+            + Self.listRows(Self.outboxDeliveriesSection, outbox.deliveries.storedEntries.map { ($0.entry.id, $0) })
+    }
 
-    /// The rows of one section: one for a whole section, one per entry for a map.
+    private static func listRows<Entry>(_ section: String, _ entries: [(id: String, stored: TrackedList<Entry>.Stored?)]) -> [PendingRow] {
+        entries.map { PendingRow(section: section, key: $0.id, value: $0.stored, removed: $0.stored == nil) }
+    }
+
+    /// The rows of one section: one for a whole section (relay mail and deliveries left out: they
+    /// have rows of their own), one per entry for a map.
     private func rows(of section: CodingKeys) -> [PendingRow] {
         switch section {
         case .directory: return [PendingRow(section, value: directory)]
@@ -46,8 +67,14 @@ extension WorldState {
         case .autoApprove: return [PendingRow(section, value: autoApprove)]
         case .keys: return [PendingRow(section, value: keys)]
         case .faults: return [PendingRow(section, value: faults)]
-        case .outbox: return [PendingRow(section, value: outbox)]
-        case .relay: return [PendingRow(section, value: relay)]
+        case .outbox:
+            var head = outbox
+            head.deliveries = TrackedList()
+            return [PendingRow(section, value: head)]
+        case .relay:
+            var head = relay
+            head.messages = TrackedList()
+            return [PendingRow(section, value: head)]
         case .transfers: return [PendingRow(section, value: transfers)]
         case .purgeThreshold: return [PendingRow(section, value: purgeThreshold)]
         case .consents: return Self.entries(section, consents.storage.map { ($0.key, $0.value) })
@@ -67,6 +94,14 @@ extension WorldState {
 
     /// Puts a stored row back (tracking nothing); a row of a section this version does not know is an error.
     mutating func restore(_ row: WorldRow, decoder: JSONDecoder) throws(StateStoreError) {
+        switch row.section {
+        case Self.relayMessagesSection:
+            return try Self.restoreEntry(row, into: &relay.messages, decoder)
+        case Self.outboxDeliveriesSection:
+            return try Self.restoreEntry(row, into: &outbox.deliveries, decoder)
+        default:
+            break
+        }
         guard let section = CodingKeys(rawValue: row.section) else {
             throw StateStoreError("holds a section this version does not know: \(row.section)")
         }
@@ -85,8 +120,15 @@ extension WorldState {
                 }
                 keys = ring
             case .faults: faults = try decoder.decode(FaultQueue.self, from: value)
-            case .outbox: outbox = try decoder.decode(NotificationOutbox.self, from: value)
-            case .relay: relay = try decoder.decode(RelayInbox.self, from: value)
+            case .outbox:
+                // The head row of the section; its deliveries come in rows of their own, in any order.
+                var head = try decoder.decode(NotificationOutbox.self, from: value)
+                head.deliveries = outbox.deliveries
+                outbox = head
+            case .relay:
+                var head = try decoder.decode(RelayInbox.self, from: value)
+                head.messages = relay.messages
+                relay = head
             case .transfers: transfers = try decoder.decode([AppTransfer].self, from: value)
             case .purgeThreshold: purgeThreshold = max(Self.minimumPurgeThreshold, try decoder.decode(Int.self, from: value))
             case .consents: try Self.restore(row, value, into: &consents, decoder)
@@ -100,6 +142,15 @@ extension WorldState {
             throw error
         } catch {
             throw StateStoreError("row \(row.section)\(row.key.isEmpty ? "" : " \(row.key)") cannot be read: \(error)")
+        }
+    }
+
+    private static func restoreEntry<Entry>(_ row: WorldRow, into list: inout TrackedList<Entry>,
+                                            _ decoder: JSONDecoder) throws(StateStoreError) {
+        do {
+            list.restore(try decoder.decode(TrackedList<Entry>.Stored.self, from: Data(row.value.utf8)))
+        } catch {
+            throw StateStoreError("row \(row.section) \(row.key.prefix(80)) cannot be read: \(error)")
         }
     }
 

@@ -56,10 +56,10 @@ public struct WorldState: Sendable, Codable {
     public var queuedFaults: [Fault] { faults.faults }
 
     /// Every notification delivery kept, oldest first, with its attempts.
-    public var notificationDeliveries: [NotificationDelivery] { outbox.deliveries }
+    public var notificationDeliveries: [NotificationDelivery] { outbox.deliveries.entries }
 
     /// Every message the relay accepted and still keeps, oldest first.
-    public var relayMessages: [RelayMessage] { relay.messages }
+    public var relayMessages: [RelayMessage] { relay.messages.entries }
 
     /// How many codes and access tokens are held.
     var heldCounts: (codes: Int, accessTokens: Int) { (codes.count, accessGrants.count) }
