@@ -9,10 +9,11 @@ enum StateFileSchema {
     static let applicationID = 0x4D41_4944
 
     /// The format this version writes.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// Each format's step from the one before: `migrations[n - 1]` brings a file to format `n`.
     /// Format 1 is the first, made from an empty file: one world. Format 2 holds tenants beside it.
+    /// Format 3 keeps each relay message and notification delivery as a row of its own.
     static let migrations: [[String]] = [
         [
             "CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
@@ -51,7 +52,26 @@ enum StateFileSchema {
             // Each tenant with the scenario it was made from (a TenantRecord as JSON), in the order added.
             "CREATE TABLE tenants (name TEXT PRIMARY KEY NOT NULL, added INTEGER NOT NULL, record TEXT NOT NULL) WITHOUT ROWID",
         ],
+        splitList(section: "relay", list: "messages", into: "relayMessages")
+            + splitList(section: "outbox", list: "deliveries", into: "outboxDeliveries"),
     ]
+
+    /// Moves the entries of the list `list` in each world's `section` row into rows of their own in
+    /// `entrySection` (key: the entry's id; value: its place in the list and the entry), and empties the list.
+    private static func splitList(section: String, list: String, into entrySection: String) -> [String] {
+        [
+            """
+            INSERT INTO world_rows (tenant, section, key, value)
+            SELECT w.tenant, '\(entrySection)', json_extract(m.value, '$.id'), json_object('position', m.key, 'entry', json(m.value))
+            FROM world_rows AS w, json_each(w.value, '$.\(list)') AS m
+            WHERE w.section = '\(section)' AND w.key = ''
+            """,
+            """
+            UPDATE world_rows SET value = json_set(value, '$.\(list)', json('[]'))
+            WHERE section = '\(section)' AND key = '' AND json_type(value, '$.\(list)') = 'array'
+            """,
+        ]
+    }
 
     /// Checks that the open file is an intact state file of a format this version reads, and brings
     /// it to ``currentVersion`` (making the tables of a new file).

@@ -94,6 +94,47 @@ struct TenantTests {
         await reopened.close()
     }
 
+    @Test("a state file of format 2 (relay mail and deliveries inside their sections' rows) is migrated: every message and delivery kept, in order")
+    func migratesFormatTwo() async throws {
+        let source = try Harness.provider()
+        try source.setNotificationURL("http://127.0.0.1:9/hook", app: "com.example.app")
+        try StateFileTests.signIn(source, "john")
+        let address = try source.relayAddress(personaID: "john", app: Harness.webClient)
+        try source.setEmailSources(["news@example.com"], team: "MOCKTEAM01")
+        for subject in ["one", "two", "three"] {
+            let mail = RelaySubmission(envelopeFrom: "news@example.com", recipients: [address],
+                                       data: "From: news@example.com\r\nSubject: \(subject)\r\n\r\nBody\r\n")
+            #expect(source.deliverRelayMail(mail).delivered.count == 1)
+        }
+        try source.notify(.emailDisabled, personaID: "john", app: "com.example.app")
+        // A format-2 file kept these sections as the snapshot does: the lists inside the section's row.
+        let snapshot = try JSONSerialization.jsonObject(with: JSONEncoder().encode(source.snapshot())) as? [String: Any]
+        let state = try #require(snapshot?["state"] as? [String: Any])
+        func text(_ section: String) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: try #require(state[section])), as: UTF8.self)
+        }
+
+        let path = try StateFileTests.folder().appendingPathComponent("format2.sqlite").path
+        let raw = try await SQLiteConnection.open(storage: .file(path: path))
+        for statement in StateFileSchema.migrations[0] + StateFileSchema.migrations[1] { _ = try await raw.query(statement) }
+        _ = try await raw.query("PRAGMA application_id = \(StateFileSchema.applicationID)")
+        _ = try await raw.query("PRAGMA user_version = 2")
+        _ = try await raw.query("INSERT INTO meta (name, value) VALUES ('scenario', 'default')")
+        for section in ["relay", "outbox", "directory", "personas"] {
+            _ = try await raw.query("INSERT INTO world_rows (tenant, section, key, value) VALUES ('', ?, '', ?)", [.text(section), .text(try text(section))])
+        }
+        try await raw.close()
+
+        let file = try await SQLiteStateFile.open(path: path)
+        let restored = try Harness.provider()
+        #expect(try await restored.keepState(in: file) == true)
+        #expect(restored.relayMessages() == source.relayMessages())
+        #expect(restored.relayMessages().map(\.subject) == ["one", "two", "three"])
+        #expect(restored.notificationDeliveries() == source.notificationDeliveries())
+        try await restored.stopKeepingState()
+        await file.close()
+    }
+
     @Test("a state file of format 1 (one world, no tenants) is migrated when opened: its world kept, removals still remove rows")
     func migratesFormatOne() async throws {
         let path = try StateFileTests.folder().appendingPathComponent("old.sqlite").path
@@ -116,7 +157,7 @@ struct TenantTests {
         try await provider.stopKeepingState()
         await file.close()
         let check = try await SQLiteConnection.open(storage: .file(path: path))
-        #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == 2)
+        #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == 3)
         let grants = try await check.query("SELECT count(*) FROM world_rows WHERE section IN ('consents', 'codes')")
         #expect(grants.first?.columns.first?.data.integer == 0)
         try await check.close()

@@ -42,6 +42,9 @@ struct RelayInbox: Sendable, Codable {
         return true
     }
 
+    /// Works the byte count out from the messages kept (after a restore, rather than trusting a stored count).
+    mutating func recountBytes() { bytes = messages.entries.reduce(0) { $0 + min(max(0, $1.size), Self.byteBudget) } }
+
     /// Empties every inbox (the daily counts stay: the mail was still sent).
     mutating func clear() -> Int {
         defer {

@@ -76,12 +76,12 @@ struct TrackedList<Entry: Identifiable & Codable & Sendable>: Sendable where Ent
     /// Every entry with its position.
     var storedEntries: [Stored] { zip(positions, entries).map { Stored(position: $0, entry: $1) } }
 
-    /// Puts back an entry as stored, in its place, without remembering it as a change.
-    mutating func restore(_ stored: Stored) {
-        let index = positions.firstIndex { $0 > stored.position } ?? positions.endIndex
-        positions.insert(stored.position, at: index)
-        entries.insert(stored.entry, at: index)
-        nextPosition = max(nextPosition, stored.position + 1)
+    /// Replaces the entries with stored ones, put in their places, without remembering them as changes.
+    mutating func restore(_ stored: [Stored]) {
+        let ordered = stored.sorted { $0.position < $1.position }
+        entries = ordered.map(\.entry)
+        positions = ordered.map(\.position)
+        nextPosition = (positions.last ?? -1) + 1
     }
 
     private mutating func track(_ id: String) {

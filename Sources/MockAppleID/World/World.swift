@@ -93,6 +93,8 @@ public final class World: Sendable {
     /// Replaces the state (a reset, a restore); a store then gets the whole new state in one batch.
     private func replace(_ guarded: inout Guarded, with state: WorldState) {
         guarded.state = state
+        // A state copied from a world kept in a store still tracks changes; only this world's store may want that.
+        guarded.state.setTracking(false)
         guarded.keyBodies = state.keys.servedBodies()
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
         guard let writer = guarded.writer else { return }
@@ -149,6 +151,7 @@ public final class World: Sendable {
         var restored = initialState
         var clockMode: MockClock.Mode?
         var sideRows: [WorldRow] = []
+        var stateRows: [WorldRow] = []
         let decoder = JSONDecoder()
         for row in rows {
             if sideSections.contains(row.section) {
@@ -158,10 +161,11 @@ public final class World: Sendable {
                     throw StateStoreError("\(store.name): the clock row cannot be read: \(error)")
                 }
             } else {
-                do throws(StateStoreError) { try restored.restore(row, decoder: decoder) } catch {
-                    throw StateStoreError("\(store.name): \(error.message)")
-                }
+                stateRows.append(row)
             }
+        }
+        do throws(StateStoreError) { try restored.restore(stateRows, decoder: decoder) } catch {
+            throw StateStoreError("\(store.name): \(error.message)")
         }
         let writer = StateWriter(store: store)
         writer.start()

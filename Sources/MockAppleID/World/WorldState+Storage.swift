@@ -93,15 +93,25 @@ extension WorldState {
     }
 
     /// Puts a stored row back (tracking nothing); a row of a section this version does not know is an error.
-    mutating func restore(_ row: WorldRow, decoder: JSONDecoder) throws(StateStoreError) {
-        switch row.section {
-        case Self.relayMessagesSection:
-            return try Self.restoreEntry(row, into: &relay.messages, decoder)
-        case Self.outboxDeliveriesSection:
-            return try Self.restoreEntry(row, into: &outbox.deliveries, decoder)
-        default:
-            break
+    /// Puts stored rows back (tracking nothing), in any order: relay messages and deliveries are put
+    /// in their places once all are read, and the inbox's byte count is worked out from its messages.
+    mutating func restore(_ rows: [WorldRow], decoder: JSONDecoder) throws(StateStoreError) {
+        var messages: [TrackedList<RelayMessage>.Stored] = []
+        var deliveries: [TrackedList<NotificationDelivery>.Stored] = []
+        for row in rows {
+            switch row.section {
+            case Self.relayMessagesSection: messages.append(try Self.entry(row, decoder))
+            case Self.outboxDeliveriesSection: deliveries.append(try Self.entry(row, decoder))
+            default: try restore(row, decoder: decoder)
+            }
         }
+        relay.messages.restore(messages)
+        relay.recountBytes()
+        outbox.deliveries.restore(deliveries)
+    }
+
+    /// Puts one row of a section or map back; a row of a section this version does not know is an error.
+    private mutating func restore(_ row: WorldRow, decoder: JSONDecoder) throws(StateStoreError) {
         guard let section = CodingKeys(rawValue: row.section) else {
             throw StateStoreError("holds a section this version does not know: \(row.section)")
         }
@@ -120,15 +130,9 @@ extension WorldState {
                 }
                 keys = ring
             case .faults: faults = try decoder.decode(FaultQueue.self, from: value)
-            case .outbox:
-                // The head row of the section; its deliveries come in rows of their own, in any order.
-                var head = try decoder.decode(NotificationOutbox.self, from: value)
-                head.deliveries = outbox.deliveries
-                outbox = head
-            case .relay:
-                var head = try decoder.decode(RelayInbox.self, from: value)
-                head.messages = relay.messages
-                relay = head
+            // The head rows of these two sections; their deliveries and messages have rows of their own.
+            case .outbox: outbox = try decoder.decode(NotificationOutbox.self, from: value)
+            case .relay: relay = try decoder.decode(RelayInbox.self, from: value)
             case .transfers: transfers = try decoder.decode([AppTransfer].self, from: value)
             case .purgeThreshold: purgeThreshold = max(Self.minimumPurgeThreshold, try decoder.decode(Int.self, from: value))
             case .consents: try Self.restore(row, value, into: &consents, decoder)
@@ -145,13 +149,16 @@ extension WorldState {
         }
     }
 
-    private static func restoreEntry<Entry>(_ row: WorldRow, into list: inout TrackedList<Entry>,
-                                            _ decoder: JSONDecoder) throws(StateStoreError) {
-        do {
-            list.restore(try decoder.decode(TrackedList<Entry>.Stored.self, from: Data(row.value.utf8)))
-        } catch {
+    /// A message's or delivery's row: its place and the entry, which must carry the row's key as its id.
+    private static func entry<Entry>(_ row: WorldRow, _ decoder: JSONDecoder) throws(StateStoreError) -> TrackedList<Entry>.Stored {
+        let stored: TrackedList<Entry>.Stored
+        do { stored = try decoder.decode(TrackedList<Entry>.Stored.self, from: Data(row.value.utf8)) } catch {
             throw StateStoreError("row \(row.section) \(row.key.prefix(80)) cannot be read: \(error)")
         }
+        guard stored.entry.id == row.key, (0..<Int(Int32.max)).contains(stored.position) else {
+            throw StateStoreError("row \(row.section) \(row.key.prefix(80)) is damaged (id or position)")
+        }
+        return stored
     }
 
     private static func restore<Key, Value>(_ row: WorldRow, _ value: Data, into map: inout TrackedMap<Key, Value>,
