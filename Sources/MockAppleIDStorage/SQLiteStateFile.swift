@@ -38,7 +38,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         let file = SQLiteStateFile(name: path, connection: connection)
         do {
             try await file.claim()
-            try await StateFileSchema.prepare(connection, named: path)
+            try await file.run("cannot be opened") { try await StateFileSchema.prepare(connection, named: path) }
             try await file.useWriteAheadLog()
         } catch {
             try? await connection.close()
@@ -89,7 +89,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
                 if let chunk = chunks.first { try await upsert(chunk, tenant: tenant) }
                 return
             }
-            try await transaction {
+            try await connection.transaction {
                 if replacingAll { _ = try await connection.query("DELETE FROM world_rows WHERE tenant = ?", [.text(tenant)]) }
                 for chunk in chunks { try await upsert(chunk, tenant: tenant) }
             }
@@ -131,7 +131,7 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
 
     public func removeTenant(named tenant: String) async throws(StateStoreError) {
         try await run("cannot be written") {
-            try await transaction {
+            try await connection.transaction {
                 _ = try await connection.query("DELETE FROM world_rows WHERE tenant = ?", [.text(tenant)])
                 _ = try await connection.query("DELETE FROM tenants WHERE name = ?", [.text(tenant)])
             }
@@ -153,17 +153,6 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
 
         func write(_ changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) {
             try await file.write(tenant: tenant, changes, replacingAll: replacingAll)
-        }
-    }
-
-    private func transaction(_ work: () async throws -> Void) async throws {
-        _ = try await connection.query("BEGIN IMMEDIATE")
-        do {
-            try await work()
-            _ = try await connection.query("COMMIT")
-        } catch {
-            _ = try? await connection.query("ROLLBACK")
-            throw error
         }
     }
 

@@ -74,42 +74,46 @@ enum StateFileSchema {
     }
 
     /// Checks that the open file is an intact state file of a format this version reads, and brings
-    /// it to ``currentVersion`` (making the tables of a new file).
-    static func prepare(_ connection: SQLiteConnection, named name: String) async throws(StateStoreError) {
-        do {
-            let check = try await connection.query("PRAGMA quick_check").first?.columns.first?.data.string
-            guard check == "ok" else { throw StateStoreError("\(name): is damaged (SQLite's check says: \(check ?? "nothing"))") }
-            let application = try await integer(connection, "PRAGMA application_id")
-            let version = try await integer(connection, "PRAGMA user_version")
-            let tables = try await integer(connection, "SELECT count(*) FROM sqlite_master")
-            guard application == applicationID || (application == 0 && tables == 0) else {
-                throw StateStoreError("\(name): is an SQLite database, but not a mock-appleid state file")
+    /// it to ``currentVersion`` (making the tables of a new file). Throws ``StateStoreError`` for a
+    /// file it refuses, SQLite's errors otherwise.
+    static func prepare(_ connection: SQLiteConnection, named name: String) async throws {
+        let check = try await connection.query("PRAGMA quick_check").first?.columns.first?.data.string
+        guard check == "ok" else { throw StateStoreError("\(name): is damaged (SQLite's check says: \(check ?? "nothing"))") }
+        let application = try await integer(connection, "PRAGMA application_id")
+        let version = try await integer(connection, "PRAGMA user_version")
+        let tables = try await integer(connection, "SELECT count(*) FROM sqlite_master")
+        guard application == applicationID || (application == 0 && tables == 0) else {
+            throw StateStoreError("\(name): is an SQLite database, but not a mock-appleid state file")
+        }
+        guard version >= 0 else { throw StateStoreError("\(name): is damaged (state format \(version))") }
+        guard version <= currentVersion else {
+            throw StateStoreError("\(name): was written by a newer mock-appleid (state format \(version); this version reads up to \(currentVersion))")
+        }
+        guard version < currentVersion else { return }
+        try await connection.transaction {
+            for step in migrations[Int(version)...] {
+                for statement in step { _ = try await connection.query(statement) }
             }
-            guard version >= 0 else { throw StateStoreError("\(name): is damaged (state format \(version))") }
-            guard version <= currentVersion else {
-                throw StateStoreError("\(name): was written by a newer mock-appleid (state format \(version); this version reads up to \(currentVersion))")
-            }
-            guard version < currentVersion else { return }
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            do {
-                for step in migrations[Int(version)...] {
-                    for statement in step { _ = try await connection.query(statement) }
-                }
-                _ = try await connection.query("PRAGMA application_id = \(applicationID)")
-                _ = try await connection.query("PRAGMA user_version = \(currentVersion)")
-                _ = try await connection.query("COMMIT")
-            } catch {
-                _ = try? await connection.query("ROLLBACK")
-                throw error
-            }
-        } catch let error as StateStoreError {
-            throw error
-        } catch {
-            throw StateStoreError("\(name): cannot be opened: \(SQLiteStateFile.describe(error))")
+            _ = try await connection.query("PRAGMA application_id = \(applicationID)")
+            _ = try await connection.query("PRAGMA user_version = \(currentVersion)")
         }
     }
 
     private static func integer(_ connection: SQLiteConnection, _ query: String) async throws -> Int {
         try await connection.query(query).first?.columns.first?.data.integer ?? 0
+    }
+}
+
+extension SQLiteConnection {
+    /// Runs `work` between `BEGIN IMMEDIATE` and `COMMIT`, rolling back when it throws.
+    func transaction(_ work: () async throws -> Void) async throws {
+        _ = try await query("BEGIN IMMEDIATE")
+        do {
+            try await work()
+            _ = try await query("COMMIT")
+        } catch {
+            _ = try? await query("ROLLBACK")
+            throw error
+        }
     }
 }

@@ -106,15 +106,17 @@ final class StateWriter: Sendable {
     /// Returns once everything queued before the call is saved, writing it itself when no write is
     /// under way; throws the write's failure.
     func waitUntilSaved() async throws(StateStoreError) {
-        let goal = queue.withLock { $0.queued }
+        var goal: Int?
         while true {
             enum Step {
                 case done, write(Batch), wait
                 case failed(StateStoreError)
             }
             let step = queue.withLock { queue -> Step in
+                let target = goal ?? queue.queued
+                goal = target
                 if let failure = queue.failure { return .failed(failure) }
-                if queue.saved >= goal { return .done }
+                if queue.saved >= target { return .done }
                 if queue.closed { return .failed(StateStoreError("\(store.name): the world is no longer kept there; a change was not saved")) }
                 if let batch = queue.takeBatch() { return .write(batch) }
                 return .wait
@@ -135,9 +137,6 @@ final class StateWriter: Sendable {
             }
         }
     }
-
-    /// Whether everything queued is saved (no need to wait).
-    var isCaughtUp: Bool { queue.withLock { $0.saved >= $0.queued && $0.failure == nil } }
 
     /// Writes what is queued now, then stops the writer task; throws when a write failed.
     func close() async throws(StateStoreError) {

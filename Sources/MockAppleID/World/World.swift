@@ -205,8 +205,7 @@ public final class World: Sendable {
 
     /// Returns once every change made so far is saved by the writer the request started with.
     public func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
-        guard let writer = ticket.writer, !writer.isCaughtUp else { return }
-        try await writer.waitUntilSaved()
+        try await ticket.writer?.waitUntilSaved()
     }
 
     /// The request ``requestStarted()`` announced has answered.
@@ -214,8 +213,7 @@ public final class World: Sendable {
 
     /// Returns once every change made so far is saved (at once when the world is not kept in a store).
     public func waitUntilSaved() async throws(StateStoreError) {
-        guard let writer = guarded.withLock({ $0.writer }), !writer.isCaughtUp else { return }
-        try await writer.waitUntilSaved()
+        try await waitUntilSaved(SaveTicket(writer: guarded.withLock { $0.writer }))
     }
 
     /// Saves what is queued and stops saving; the world goes on in memory only. A request that

@@ -92,7 +92,6 @@ extension WorldState {
         entries.map { PendingRow(section, key: $0.key, value: $0.value) }
     }
 
-    /// Puts a stored row back (tracking nothing); a row of a section this version does not know is an error.
     /// Puts stored rows back (tracking nothing), in any order: relay messages and deliveries are put
     /// in their places once all are read, and the inbox's byte count is worked out from its messages.
     mutating func restore(_ rows: [WorldRow], decoder: JSONDecoder) throws(StateStoreError) {
