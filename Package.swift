@@ -36,6 +36,8 @@ let package = Package(
         // The state file (`serve --state`): SQLite compiled into the package (no system library, so
         // the portable binary stays self-contained), driven off the event loops on NIO's thread pool.
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // The shared store (`serve --database-url`): several servers keep one world in PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Apple's protocol, keys, JWS, grants, personas/teams/apps and the scenario model. No HTTP.
@@ -75,12 +77,14 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
-        // Where a world is kept between runs: the SQLite state file.
+        // Where a world is kept between runs: the SQLite state file, or PostgreSQL shared by several servers.
         .target(
             name: "MockAppleIDStorage",
             dependencies: [
                 "MockAppleID",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

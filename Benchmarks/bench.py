@@ -4,6 +4,7 @@ Run through `Benchmarks/run`, which builds the release binaries and passes their
 these machines are shared and noisy, so only the ratios mean something.
 """
 import argparse
+import contextlib
 import multiprocessing
 import os
 import pathlib
@@ -12,6 +13,7 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -19,6 +21,8 @@ import urllib.parse
 import requests
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests/Conformance"))  # the throwaway PostgreSQL server the tests use too
+from postgres_server import PostgresUnavailable, postgres_server  # noqa: E402
 CLIENT = "com.example.web"
 REDIRECT = "http://localhost:3000/auth/apple/callback"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -39,8 +43,7 @@ class Server:
         threading_drain(self.process.stdout)
 
     def cpu_seconds(self) -> float:
-        fields = pathlib.Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+        return process_cpu_seconds(self.process.pid)
 
     def rss_mb(self) -> float:
         status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
@@ -80,15 +83,40 @@ def flow(session: requests.Session, url: str, secret: str, response_type: str) -
         raise RuntimeError(f"token exchange failed: {token.status_code} {token.text}")
 
 
-def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *arguments: str) -> float:
-    """Milliseconds of server CPU (user + system) per flow, read from the server's own accounting."""
+def process_cpu_seconds(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU of a process and its live children (PostgreSQL's server and its backends)."""
+    total = 0.0
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(entry.name) == pid or int(fields[1]) == pid:
+                total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *arguments: str, database_pid: int | None = None):
+    """Milliseconds of server CPU (user + system) per flow, read from the server's own accounting; with
+    `database_pid`, returns the database's CPU per flow as well."""
     with Server(binary, "--auto-approve", "jane", *arguments) as server, requests.Session() as session:
         for _ in range(200):
             flow(session, server.url, secret, response_type)
         before = server.cpu_seconds()
+        database_before = tree_cpu_seconds(database_pid) if database_pid else 0.0
         for _ in range(flows):
             flow(session, server.url, secret, response_type)
-        return (server.cpu_seconds() - before) * 1000 / flows
+        ours = (server.cpu_seconds() - before) * 1000 / flows
+        if database_pid is None:
+            return ours
+        return ours, (tree_cpu_seconds(database_pid) - database_before) * 1000 / flows
 
 
 def _flow_worker(arguments):
@@ -102,10 +130,12 @@ def _flow_worker(arguments):
     return count
 
 
-def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *arguments: str) -> float:
-    with Server(binary, "--auto-approve", "jane", *arguments) as server:
+def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *arguments: str, replicas: int = 1) -> float:
+    """Flows per second from `clients` processes, spread over `replicas` servers started alike."""
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(Server(binary, "--auto-approve", "jane", *arguments)) for _ in range(replicas)]
         with multiprocessing.Pool(clients) as pool:
-            counts = pool.map(_flow_worker, [(server.url, secret, seconds)] * clients)
+            counts = pool.map(_flow_worker, [(servers[n % replicas].url, secret, seconds) for n in range(clients)])
     return sum(counts) / seconds
 
 
@@ -148,6 +178,27 @@ def median_start_up(runs: int, make_command) -> float:
     return statistics.median(samples)
 
 
+def database_rows(binary: str, secret: str, flows: int, seconds: float, code: float, rate: float, clients: int) -> list[tuple]:
+    """The `code` flow with the world in PostgreSQL (a throwaway local server, fsync off): one replica's
+    CPU and the database's, and flows/s with one and two replicas."""
+    try:
+        with postgres_server() as database:
+            cpu, database_cpu = cpu_per_flow(binary, secret, "code", flows, "--database-url", database.database("cpu"),
+                                             database_pid=database.pid)
+            one = parallel_flows(binary, secret, clients, seconds, "--database-url", database.database("one"))
+            two = parallel_flows(binary, secret, clients, seconds, "--database-url", database.database("two"), replicas=2)
+    except PostgresUnavailable as reason:
+        return [("PostgreSQL (`--database-url`)", "not measured", str(reason), "")]
+    return [
+        ("server CPU per `code` flow, PostgreSQL (`--database-url`)", f"{cpu:.3f} ms",
+         f"{cpu / code:.2f} × in memory ({code:.3f} ms); PostgreSQL's own CPU {database_cpu:.3f} ms", ""),
+        (f"parallel `code` flows/s, {clients} client processes, PostgreSQL, 1 replica", f"{one:.0f}/s",
+         f"{one / rate:.2f} × in memory ({rate:.0f}/s)", ""),
+        (f"parallel `code` flows/s, {clients} client processes, PostgreSQL, 2 replicas", f"{two:.0f}/s",
+         f"{two / rate:.2f} × in memory ({rate:.0f}/s)", ""),
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -185,6 +236,8 @@ def main():
                  f"{state / code:.2f} × in memory ({code:.3f} ms)", "≤ 2 × in memory"))
     rows.append((f"parallel `code` flows/s, {clients} client processes, state file", f"{state_rate:.0f}/s",
                  f"{state_rate / rate:.2f} × in memory ({rate:.0f}/s)", ""))
+
+    rows += database_rows(binary, secret, options.flows, options.seconds, code, rate, clients)
 
     with Server(binary) as server:
         keys_body = requests.get(f"{server.url}/auth/keys", timeout=10).content

@@ -56,7 +56,7 @@ public struct MockAppleIDServer: Service {
         if let tenants { router.add(middleware: TenantDispatchMiddleware(tenants: tenants, scheme: scheme)) }
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
-        router.add(middleware: StateSavedMiddleware(provider: provider))
+        router.add(middleware: StateSavedMiddleware(provider: provider, maxBodySize: configuration.maxBodySize))
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
         AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: recording)
@@ -118,12 +118,11 @@ public struct MockAppleIDServer: Service {
                 await report(await ports.bound(https: port))
             }
         }
-        let clock = provider.clock
         let events = provider.world.events
         let logger = self.logger
         do {
             try await tenants?.restore()
-            try await serve(http: http, https: https, smtp: smtp, clock: clock, events: events, logger: logger)
+            try await serve(http: http, https: https, smtp: smtp, events: events, logger: logger)
         } catch {
             await tenants?.shutdown()
             throw error
@@ -132,15 +131,16 @@ public struct MockAppleIDServer: Service {
     }
 
     private func serve(http: some ApplicationProtocol, https: (some ApplicationProtocol)?, smtp: SMTPListener?,
-                       clock: MockClock, events: EventLog, logger: Logger) async throws {
+                       events: EventLog, logger: Logger) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await http.run() }
             if let https { group.addTask { try await https.run() } }
-            group.addTask { await ClockDriver(clock: clock).run() }
+            group.addTask { await ClockDriver(world: provider.world).run() }
             if configuration.accessLog || logger.logLevel <= .debug {
                 group.addTask { await RequestLog(events: events, logger: logger, accessLog: configuration.accessLog).run() }
             }
             group.addTask { [provider] in await NotificationSender(provider: provider, logger: logger).run() }
+            if let tenants, tenants.store?.isShared == true { group.addTask { await tenants.follow() } }
             if let smtp { group.addTask { await smtp.run() } }
             if let upstream = configuration.relayForward {
                 group.addTask { [provider] in

@@ -138,7 +138,12 @@ public final class SQLiteStateFile: WorldStore, TenantStore {
         }
     }
 
-    public func world(ofTenant tenant: String) -> any WorldStore { TenantWorld(file: self, tenant: tenant) }
+    public func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError) {
+        try await provider.keepState(in: world(ofTenant: name))
+    }
+
+    /// The store of one tenant's world.
+    func world(ofTenant tenant: String) -> any WorldStore { TenantWorld(file: self, tenant: tenant) }
 
     /// One tenant's world in the file.
     private struct TenantWorld: WorldStore {

@@ -18,6 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
     var publicBaseURL: String?
     @Option(help: ArgumentHelp("Keep the world in this SQLite file: restored from it at start, every change saved in it before it is acknowledged. Without it, memory only.", valueName: "file"))
     var state: String?
+    @Option(help: ArgumentHelp("Keep the world in this PostgreSQL database, shared with every server started with the same URL (postgres://user:password@host:port/database, optionally ?sslmode=require). Not with --state.", valueName: "url"))
+    var databaseURL: String?
     @Option(help: "Headless mode: approve every authorization as PERSONA, optionally PERSONA:share or PERSONA:hide.")
     var autoApprove: String?
     @Option(help: "Port of the private relay's SMTP listener (on --host); 0 picks a free port and prints it. Without it, no SMTP.")
@@ -46,14 +48,24 @@ struct ServeCommand: AsyncParsableCommand {
         let loaded = try scenario.load()
         let provider: AppleIDProvider
         do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
+        if state != nil, databaseURL != nil { throw ValidationError("--state and --database-url cannot be used together: a world is kept in one place") }
         let stateFile: (file: SQLiteStateFile, restored: Bool)?
         if let state { stateFile = try await keepState(of: provider, in: state) } else { stateFile = nil }
+        let database: (store: PostgresStore, restored: Bool)?
+        if let databaseURL { database = try await shareState(of: provider, in: databaseURL) } else { database = nil }
         if let autoApprove {
             let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
             let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow(ValidationError("--auto-approve choice must be share or hide")) : nil
-            do { try provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice)) } catch {
-                throw CommandError("--auto-approve: \(error.description)")
+            // In a hold of a shared world, so the change is made to the latest state and written.
+            let set: Result<Void, PersonaError>
+            do throws(StateStoreError) {
+                set = try await provider.world.hold { Result { () throws(PersonaError) in
+                    try provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice))
+                } }
+            } catch {
+                throw CommandError("--auto-approve: \(error.message)")
             }
+            do { try set.get() } catch { throw CommandError("--auto-approve: \(error.description)") }
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -73,19 +85,46 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.relayForward = upstream
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
-        let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.file) { running in
+        let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.file ?? database?.store) { running in
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
                                        adminTokenRequired: adminToken != nil,
-                                       stateFile: stateFile.map { (state ?? "", $0.restored) }).text
+                                       stateFile: stateFile.map { (state ?? "", $0.restored) },
+                                       sharedStore: database.map { ($0.store.name, $0.restored) }).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
         do {
             try await server.makeServiceGroup(handlesSignals: true).run()
         } catch {
             try? await closeState(of: provider, stateFile?.file)
+            try? await closeDatabase(of: provider, database?.store)
             throw error
         }
         try await closeState(of: provider, stateFile?.file)
+        try await closeDatabase(of: provider, database?.store)
+    }
+
+    /// Connects to the database and joins the world it holds (or saves the scenario's start in it).
+    private func shareState(of provider: AppleIDProvider, in url: String) async throws -> (store: PostgresStore, restored: Bool) {
+        do throws(StateStoreError) {
+            let store = try await PostgresStore.open(url: url)
+            do throws(StateStoreError) {
+                return (store, try await provider.shareState(in: store.world))
+            } catch {
+                await store.close()
+                throw error
+            }
+        } catch {
+            throw CommandError("--database-url: \(error.message)")
+        }
+    }
+
+    /// Writes what is pending and closes the database's connections.
+    private func closeDatabase(of provider: AppleIDProvider, _ store: PostgresStore?) async throws {
+        guard let store else { return }
+        var failure: StateStoreError?
+        do throws(StateStoreError) { try await provider.stopKeepingState() } catch { failure = error }
+        await store.close()
+        if let failure { throw CommandError("--database-url: the last changes were not saved: \(failure.message)") }
     }
 
     /// Opens the state file and restores the world from it (or saves the scenario's start in a new one).

@@ -13,6 +13,7 @@ struct StartupBanner {
     let adminTokenRequired: Bool
     /// The state file (`--state`), and whether the world was restored from it.
     var stateFile: (path: String, restored: Bool)?
+    var sharedStore: (name: String, restored: Bool)?
 
     var text: String {
         do {
@@ -26,6 +27,9 @@ struct StartupBanner {
             ]
             if let stateFile {
                 lines.append("  state file:  \(stateFile.path) (\(stateFile.restored ? "world restored from it" : "new; the scenario's start saved in it"); every change saved before it is acknowledged)")
+            }
+            if let sharedStore {
+                lines.append("  database:    \(sharedStore.name) (\(sharedStore.restored ? "joined the world it holds" : "new; the scenario's start saved in it"); shared with every server on it)")
             }
             if !running.tenantNames.isEmpty {
                 lines.append("  tenants:     \(running.tenantNames.map { "\(base)/t/\($0)" }.joined(separator: ", "))")

@@ -32,8 +32,9 @@ class Burst:
     step did is known from its own answers. Every step is written down before it is sent and again
     when it is acknowledged."""
 
-    def __init__(self, base_url):
+    def __init__(self, base_url, prefix="burst"):
         self.base_url = base_url
+        self.prefix = prefix
         self.lock = threading.Lock()
         self.numbers = itertools.count()
         self.attempted: dict[str, set] = {"persona": set(), "exchange": set(), "revoke": set()}
@@ -55,7 +56,7 @@ class Burst:
     def work(self):
         while not self.stop.is_set():
             number = next(self.numbers)
-            persona = f"burst{number}"
+            persona = f"{self.prefix}{number}"
             try:
                 self.note("persona", persona, acknowledged=False)
                 created = requests.post(f"{self.base_url}/__admin/personas", timeout=10, json={
@@ -78,38 +79,37 @@ class Burst:
             except (requests.ConnectionError, requests.Timeout):
                 return
 
-
-def test_every_acknowledged_change_survives_sigkill_in_the_middle_of_a_burst(tmp_path):
-    state = tmp_path / "world.sqlite"
-    with serving("--state", str(state), killed_by_test=True) as base_url:
-        assert f"state file:  {state} (new;" in base_url.banner
-        burst = Burst(base_url)
-        workers = [threading.Thread(target=burst.work) for _ in range(BURST_WORKERS)]
-        for worker in workers:
-            worker.start()
+    def run_until_acknowledged(self, count, workers=BURST_WORKERS):
+        """Starts the workers and returns them once `count` steps are acknowledged."""
+        threads = [threading.Thread(target=self.work) for _ in range(workers)]
+        for thread in threads:
+            thread.start()
         deadline = time.monotonic() + 120
-        while burst.acknowledged_count < ACKNOWLEDGED_BEFORE_KILL:
+        while self.acknowledged_count < count:
             assert time.monotonic() < deadline, "the burst made too little progress"
-            assert all(worker.is_alive() for worker in workers), "a worker stopped before the kill"
+            assert all(thread.is_alive() for thread in threads), "a worker stopped before the kill"
             time.sleep(0.01)
-        base_url.process.kill()
-        base_url.process.wait()
-        burst.stop.set()
-        for worker in workers:
-            worker.join(timeout=30)
+        return threads
 
-    acknowledged, attempted = burst.acknowledged, burst.attempted
-    assert len(acknowledged["persona"]) >= 20 and acknowledged["code"] and acknowledged["token"] and acknowledged["revoke"]
-    with serving("--state", str(state)) as base_url:
-        assert f"state file:  {state} (world restored from it;" in base_url.banner
+    def finish(self, threads):
+        self.stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+
+    def check(self, base_url, min_personas=20):
+        """Every acknowledged change is in the world `base_url` serves, and no change that was never
+        attempted: acknowledged personas, codes, refresh tokens and revocations."""
+        acknowledged, attempted = self.acknowledged, self.attempted
+        assert len(acknowledged["persona"]) >= min_personas and acknowledged["code"] and acknowledged["token"] and acknowledged["revoke"]
         personas = {p["id"] for p in requests.get(f"{base_url}/__admin/personas", timeout=10).json()}
-        burst_personas = {p for p in personas if p.startswith("burst")}
+        burst_personas = {p for p in personas if p.startswith(self.prefix)}
         # Every acknowledged persona is there; any other one was being created when the process died.
         assert set(acknowledged["persona"]) <= burst_personas <= attempted["persona"]
         for persona, code in acknowledged["code"].items():
             if persona in attempted["exchange"]:
                 continue
-            assert exchange(base_url, code).status_code == 200, f"{persona}'s acknowledged code was lost"
+            answer = exchange(base_url, code)
+            assert answer.status_code == 200, f"{persona}'s acknowledged code was lost: {answer.text}"
         for persona, token in acknowledged["token"].items():
             response = refresh(base_url, token)
             if persona in acknowledged["revoke"]:
@@ -117,6 +117,21 @@ def test_every_acknowledged_change_survives_sigkill_in_the_middle_of_a_burst(tmp
                     f"{persona}'s acknowledged revocation was lost"
             elif persona not in attempted["revoke"]:
                 assert response.status_code == 200, f"{persona}'s acknowledged refresh token was lost: {response.text}"
+
+
+def test_every_acknowledged_change_survives_sigkill_in_the_middle_of_a_burst(tmp_path):
+    state = tmp_path / "world.sqlite"
+    with serving("--state", str(state), killed_by_test=True) as base_url:
+        assert f"state file:  {state} (new;" in base_url.banner
+        burst = Burst(base_url)
+        workers = burst.run_until_acknowledged(ACKNOWLEDGED_BEFORE_KILL)
+        base_url.process.kill()
+        base_url.process.wait()
+        burst.finish(workers)
+
+    with serving("--state", str(state)) as base_url:
+        assert f"state file:  {state} (world restored from it;" in base_url.banner
+        burst.check(base_url)
 
 
 def test_a_graceful_restart_keeps_the_clock_keys_faults_and_auto_approve(tmp_path):

@@ -131,7 +131,7 @@ struct StateStoreTests {
 
         let provider = try Fixtures.provider()
         try await provider.keepState(in: DictionaryStore())
-        let ticket = provider.world.requestStarted()
+        let ticket = try await provider.world.beginRequest()
         try await provider.stopKeepingState()
         try provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: nil))
         try await provider.world.waitUntilSaved(ticket)

@@ -88,6 +88,11 @@ public final class MockClock: Sendable {
         move(to: try TimeRange.check(date), frozen: frozen)
     }
 
+    /// Takes on a mode another server set (a shared store's clock), keeping the work scheduled here.
+    public func adopt(_ mode: Mode) {
+        state.withLock { $0.mode = mode }
+    }
+
     /// Replaces the mode outright and drops every scheduled item (used by reset).
     public func reset(to mode: Mode) {
         state.withLock { state in

@@ -26,6 +26,21 @@ extension AppleIDProvider {
         return true
     }
 
+    /// Keeps the world in `store`, shared with every server that uses it (``SharedWorldStore``): from
+    /// now on each request runs while this server holds the world, caught up on the others' changes,
+    /// and answers once its own are written. A store that holds no world yet gets this one. The
+    /// loaded timeline's progress stays with this server. Call it once, before serving requests.
+    /// Returns whether the store held a world.
+    @discardableResult
+    public func shareState(in store: any SharedWorldStore) async throws(StateStoreError) -> Bool {
+        try await world.attach(shared: store, scenario: scenario.name)
+    }
+
+    /// Notification deliveries that were being sent when their sender stopped (another server sharing
+    /// the store, which died) are due again, and every pending one is scheduled on the clock again:
+    /// what a server does when it takes over sending.
+    public func takeOverNotifications() { resumeNotifications() }
+
     /// Returns once every change made so far is saved in the store (at once without one). The HTTP
     /// server waits for this before it answers, so a change it acknowledged outlives the process.
     public func waitUntilSaved() async throws(StateStoreError) { try await world.waitUntilSaved() }

@@ -151,12 +151,10 @@ final class StateWriter: Sendable {
 
     /// Writes one batch, then wakes every waiter to look again (done, or the next to write).
     private func write(_ batch: Batch) async {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var failure: StateStoreError?
         do throws(StateStoreError) {
             let changes: [WorldRowChange]
-            do { changes = try Self.latestPerRow(batch.rows).map { try $0.encoded(with: encoder) } } catch {
+            do { changes = try PendingRow.encodedLatest(batch.rows) } catch {
                 throw StateStoreError("\(store.name): a change could not be encoded: \(error)")
             }
             try await store.write(changes, replacingAll: batch.replacingAll)
@@ -203,20 +201,23 @@ final class StateWriter: Sendable {
             }
         }
     }
-
-    /// Each row once, with its last change (several transitions in one batch may touch the same row).
-    private static func latestPerRow(_ rows: [PendingRow]) -> [PendingRow] {
-        guard rows.count > 1 else { return rows }
-        var seen = Set<String>()
-        var latest: [PendingRow] = []
-        for row in rows.reversed() where seen.insert(row.identity).inserted { latest.append(row) }
-        return latest.reversed()
-    }
 }
 
 extension PendingRow {
+    /// The rows of one batch as a store takes them: each row once, with its last change (several
+    /// transitions in one batch may touch the same row).
+    static func encodedLatest(_ rows: [PendingRow]) throws -> [WorldRowChange] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard rows.count > 1 else { return try rows.map { try $0.encoded(with: encoder) } }
+        var seen = Set<String>()
+        var latest: [PendingRow] = []
+        for row in rows.reversed() where seen.insert(row.identity).inserted { latest.append(row) }
+        return try latest.reversed().map { try $0.encoded(with: encoder) }
+    }
+
     /// Identifies the row a change is for, within one batch.
-    fileprivate var identity: String {
+    private var identity: String {
         switch key {
         case nil: return section
         case let text as String: return section + "\u{0}" + text

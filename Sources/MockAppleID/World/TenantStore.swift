@@ -1,6 +1,6 @@
 /// A store holding several isolated worlds: the server's own and one per tenant (`/t/<tenant>/…`).
 /// Each tenant is written down with the scenario it was made from, so that the next start can make
-/// it again and restore its world from ``world(ofTenant:)``.
+/// it again and restore its world (``keepWorld(of:tenant:)``).
 public protocol TenantStore: Sendable {
     /// The tenants kept, in the order they were added.
     func tenants() async throws(StateStoreError) -> [TenantRecord]
@@ -11,8 +11,20 @@ public protocol TenantStore: Sendable {
     /// Removes a tenant and every row of its world.
     func removeTenant(named name: String) async throws(StateStoreError)
 
-    /// The store of one tenant's world.
-    func world(ofTenant name: String) -> any WorldStore
+    /// Keeps the world of tenant `name` (written down already) in this store from now on: restored
+    /// from it when it holds one, or saved in it.
+    func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError)
+
+    /// Whether other servers share the store, so that tenants they add or remove must be followed.
+    var isShared: Bool { get }
+
+    /// Lets go of what this server holds for a tenant another server removed (its connections).
+    func forget(_ name: String) async
+}
+
+extension TenantStore {
+    public var isShared: Bool { false }
+    public func forget(_ name: String) async {}
 }
 
 /// A tenant as a store keeps it: its name and the scenario it was made from.

@@ -84,6 +84,20 @@ struct TrackedList<Entry: Identifiable & Codable & Sendable>: Sendable where Ent
         nextPosition = (positions.last ?? -1) + 1
     }
 
+    /// Puts one stored entry back in its place, or removes it (nil), without remembering a change
+    /// (an entry another server wrote to a shared store).
+    mutating func restore(_ stored: Stored?, id: String) {
+        if let index = entries.firstIndex(where: { $0.id == id }) {
+            entries.remove(at: index)
+            positions.remove(at: index)
+        }
+        guard let stored else { return }
+        let index = positions.firstIndex { $0 > stored.position } ?? positions.endIndex
+        entries.insert(stored.entry, at: index)
+        positions.insert(stored.position, at: index)
+        nextPosition = max(nextPosition, stored.position + 1)
+    }
+
     private mutating func track(_ id: String) {
         if isTracking { changedIDs.insert(id) }
     }

@@ -51,8 +51,8 @@ struct TrackedMap<Key: Hashable & Sendable & Codable, Value: Sendable & Codable>
         return changedKeys.map { ($0, storage[$0]) }
     }
 
-    /// Puts an entry back as stored, without remembering it as a change.
-    mutating func restore(_ value: Value, forKey key: Key) { storage[key] = value }
+    /// Puts an entry back as stored, or removes it (nil), without remembering it as a change.
+    mutating func restore(_ value: Value?, forKey key: Key) { storage[key] = value }
 }
 
 extension TrackedMap: Codable {

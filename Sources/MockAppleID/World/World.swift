@@ -19,11 +19,15 @@ public final class World: Sendable {
         var keyBodies: [String]
         /// Where changes are saved, when the world is kept in a store.
         var writer: StateWriter?
+        /// How this server holds the world, when it is kept in a store several servers share.
+        var shared: SharedWorldAccess?
         /// The clock's mode as last queued for saving.
         var savedClock: MockClock.Mode?
     }
 
     private let guarded: Mutex<Guarded>
+    /// Whether the world is shared with other servers, readable without the lock.
+    private let shared = Atomic<Bool>(false)
     /// Whether any fault is queued, readable without the lock: most requests have none to take.
     private let faultsQueued = Atomic<Bool>(false)
     /// Where ``reset()`` returns to.
@@ -39,7 +43,7 @@ public final class World: Sendable {
         self.events = events
         self.initialState = initial
         self.initialClock = clock.currentMode
-        self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies(), writer: nil, savedClock: nil))
+        self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies(), writer: nil, shared: nil, savedClock: nil))
         self.faultsQueued.store(!initial.faults.faults.isEmpty, ordering: .relaxed)
     }
 
@@ -71,7 +75,7 @@ public final class World: Sendable {
                     guarded.keyBodies = guarded.state.keys.servedBodies()
                 }
                 faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
-                if guarded.writer != nil { queueChanges(&guarded) }
+                if guarded.writer != nil || guarded.shared != nil { queueChanges(&guarded) }
                 events.append(emitted, at: now)
                 collected += emitted
             }
@@ -87,7 +91,16 @@ public final class World: Sendable {
             rows.append(PendingRow.clock(mode))
             guarded.savedClock = mode
         }
-        guarded.writer?.enqueue(rows)
+        enqueue(rows, replacingAll: false, &guarded)
+    }
+
+    /// Hands rows to the writer or the shared hold. Rows changed outside a hold of a shared world
+    /// (work the server did not run in one) are written by holding the world once more.
+    private func enqueue(_ rows: [PendingRow], replacingAll: Bool, _ guarded: inout Guarded) {
+        guarded.writer?.enqueue(rows, replacingAll: replacingAll)
+        if let shared = guarded.shared, !rows.isEmpty || replacingAll, shared.enqueue(rows, replacingAll: replacingAll) {
+            Task { _ = try? await self.hold {} }
+        }
     }
 
     /// Replaces the state (a reset, a restore); a store then gets the whole new state in one batch.
@@ -97,10 +110,10 @@ public final class World: Sendable {
         guarded.state.setTracking(false)
         guarded.keyBodies = state.keys.servedBodies()
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
-        guard let writer = guarded.writer else { return }
+        guard guarded.writer != nil || guarded.shared != nil else { return }
         guarded.state.setTracking(true)
         guarded.savedClock = clock.currentMode
-        writer.enqueue(guarded.state.allRows() + [PendingRow.clock(clock.currentMode)], replacingAll: true)
+        enqueue(guarded.state.allRows() + [PendingRow.clock(clock.currentMode)], replacingAll: true, &guarded)
     }
 
     /// Whether any fault is queued (without taking the lock).
@@ -148,42 +161,133 @@ public final class World: Sendable {
     /// or nil when the store was empty.
     func attach(_ store: any WorldStore, scenario: String, sideSections: Set<String>) async throws(StateStoreError) -> [WorldRow]? {
         let rows = try await store.loadRows(scenario: scenario)
-        var restored = initialState
-        var clockMode: MockClock.Mode?
-        var sideRows: [WorldRow] = []
-        var stateRows: [WorldRow] = []
-        let decoder = JSONDecoder()
-        for row in rows {
-            if sideSections.contains(row.section) {
-                sideRows.append(row)
-            } else if row.section == PendingRow.clockSection {
-                do { clockMode = try decoder.decode(MockClock.Mode.self, from: Data(row.value.utf8)) } catch {
-                    throw StateStoreError("\(store.name): the clock row cannot be read: \(error)")
-                }
-            } else {
-                stateRows.append(row)
-            }
-        }
-        do throws(StateStoreError) { try restored.restore(stateRows, decoder: decoder) } catch {
-            throw StateStoreError("\(store.name): \(error.message)")
-        }
+        let stored = try decode(rows, sideSections: sideSections, storeName: store.name)
         let writer = StateWriter(store: store)
         writer.start()
         guarded.withLock { guarded in
-            if let clockMode { clock.reset(to: clockMode) }
+            if let clockMode = stored.clock { clock.reset(to: clockMode) }
             guarded.writer = writer
             if rows.isEmpty {
                 replace(&guarded, with: guarded.state)
             } else {
-                guarded.state = restored
-                guarded.keyBodies = restored.keys.servedBodies()
-                faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
-                guarded.state.setTracking(true)
-                guarded.savedClock = clock.currentMode
+                install(stored.state, &guarded)
             }
         }
         try await writer.waitUntilSaved()
-        return rows.isEmpty ? nil : sideRows
+        return rows.isEmpty ? nil : stored.side
+    }
+
+    /// A stored world: its state (on top of the scenario's start), its clock's mode, and the rows of `sideSections`.
+    private func decode(_ rows: [WorldRow], sideSections: Set<String>, storeName: String) throws(StateStoreError)
+        -> (state: WorldState, clock: MockClock.Mode?, side: [WorldRow]) {
+        var restored = initialState
+        var clockMode: MockClock.Mode?
+        var sideRows: [WorldRow] = []
+        var stateRows: [WorldRow] = []
+        for row in rows {
+            if sideSections.contains(row.section) {
+                sideRows.append(row)
+            } else if row.section == PendingRow.clockSection {
+                clockMode = try decodeClock(row.value, storeName: storeName)
+            } else {
+                stateRows.append(row)
+            }
+        }
+        do throws(StateStoreError) { try restored.restore(stateRows, decoder: JSONDecoder()) } catch {
+            throw StateStoreError("\(storeName): \(error.message)")
+        }
+        return (restored, clockMode, sideRows)
+    }
+
+    private func decodeClock(_ value: String, storeName: String) throws(StateStoreError) -> MockClock.Mode {
+        do { return try JSONDecoder().decode(MockClock.Mode.self, from: Data(value.utf8)) } catch {
+            throw StateStoreError("\(storeName): the clock row cannot be read: \(error)")
+        }
+    }
+
+    /// Makes a restored state the world's, tracking changes from now on.
+    private func install(_ restored: WorldState, _ guarded: inout Guarded) {
+        guarded.state = restored
+        guarded.keyBodies = restored.keys.servedBodies()
+        faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
+        guarded.state.setTracking(true)
+        guarded.savedClock = clock.currentMode
+    }
+
+    // MARK: Sharing the world with other servers
+
+    /// Keeps the world in `store`, shared with every server that uses it, from now on: holds it once
+    /// to take the world the store holds (state and clock) or, when it holds none, to fill it with
+    /// this one. Call it before serving. Returns whether the store held a world.
+    func attach(shared store: any SharedWorldStore, scenario: String) async throws(StateStoreError) -> Bool {
+        let access = SharedWorldAccess(store: store, scenario: scenario)
+        shared.store(true, ordering: .relaxed)
+        guarded.withLock { guarded in
+            guarded.shared = access
+            guarded.state.setTracking(true)
+            guarded.savedClock = clock.currentMode
+        }
+        var held = false
+        let member = try await access.enter { changes throws(StateStoreError) in
+            held = !changes.rows.isEmpty
+            try catchUp(changes, storeName: store.name)
+        }
+        try await access.leave(member)
+        return held
+    }
+
+    /// Applies what other servers wrote since this copy last caught up; a complete set replaces the
+    /// state (an empty one is a new store, which gets this world).
+    private func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
+        if changes.complete {
+            let rows = changes.rows.compactMap { change in change.value.map { WorldRow(section: change.section, key: change.key, value: $0) } }
+            guard !rows.isEmpty else {
+                guarded.withLock { replace(&$0, with: $0.state) }
+                return
+            }
+            let stored = try decode(rows, sideSections: [], storeName: storeName)
+            guarded.withLock { guarded in
+                if let clockMode = stored.clock { clock.adopt(clockMode) }
+                install(stored.state, &guarded)
+            }
+            return
+        }
+        guard !changes.rows.isEmpty else { return }
+        let clockRow = changes.rows.last { $0.section == PendingRow.clockSection }?.value
+        let clockMode = try clockRow.map { value throws(StateStoreError) in try decodeClock(value, storeName: storeName) }
+        try guarded.withLock { (guarded: inout Guarded) throws(StateStoreError) in
+            guarded.state.setTracking(false)
+            defer { guarded.state.setTracking(true) }
+            do throws(StateStoreError) { try guarded.state.apply(changes.rows, decoder: JSONDecoder()) } catch {
+                throw StateStoreError("\(storeName): \(error.message)")
+            }
+            if changes.rows.contains(where: { $0.section == WorldState.CodingKeys.keys.rawValue }) {
+                guarded.keyBodies = guarded.state.keys.servedBodies()
+            }
+            faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
+            if let clockMode { clock.adopt(clockMode) }
+            guarded.savedClock = clock.currentMode
+        }
+    }
+
+    /// The store this world is shared through with other servers, if it is.
+    public var sharedStore: (any SharedWorldStore)? { guarded.withLock { $0.shared?.store } }
+
+    /// Requests waiting for the next hold of a shared world (for diagnostics and tests).
+    var sharedWaiting: Int { guarded.withLock { $0.shared?.waitingCount ?? 0 } }
+
+    /// Whether the world is shared with other servers (without taking the lock).
+    public var isShared: Bool { shared.load(ordering: .relaxed) }
+
+    /// Runs `body` while this server holds the world, when the world is shared with other servers
+    /// (caught up first, and its changes written before this returns); otherwise simply runs it.
+    /// Work that is not a request, such as scheduled work coming due, runs in one.
+    public func hold<T: Sendable>(_ body: () -> T) async throws(StateStoreError) -> T {
+        guard let shared = guarded.withLock({ $0.shared }) else { return body() }
+        let member = try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
+        let result = body()
+        try await shared.leave(member)
+        return result
     }
 
     /// Saves a value kept beside the world (a timeline's progress) as the one row of `section`, in
@@ -195,31 +299,62 @@ public final class World: Sendable {
     }
 
     /// A request is under way that will wait (``waitUntilSaved(_:)``) before it answers, as the HTTP
-    /// server's requests do: while any is, waiting requests write the changes themselves and no other
-    /// thread is woken for them. End it with ``requestEnded(_:)``.
-    public func requestStarted() -> SaveTicket {
-        let writer = guarded.withLock { $0.writer }
-        writer?.requestStarted()
-        return SaveTicket(writer: writer)
+    /// server's requests do. With a state file, waiting requests write the changes themselves while
+    /// any is under way, and no other thread is woken for them; with a shared store, this waits until
+    /// the server holds the world (see ``SharedWorldStore``), which may throw. End it with
+    /// ``requestEnded(_:)``.
+    public func beginRequest() async throws(StateStoreError) -> SaveTicket {
+        let (writer, shared) = guarded.withLock { ($0.writer, $0.shared) }
+        if let shared {
+            let member = try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
+            return SaveTicket(kept: .shared(shared, member))
+        }
+        guard let writer else { return SaveTicket(kept: .memory) }
+        writer.requestStarted()
+        return SaveTicket(kept: .file(writer))
     }
 
-    /// Returns once every change made so far is saved by the writer the request started with.
+    /// Returns once every change made so far is saved by the writer the request started with (with a
+    /// shared store: once the request's hold of the world ended with its changes written).
     public func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
-        try await ticket.writer?.waitUntilSaved()
+        switch ticket.kept {
+        case .memory: return
+        case let .file(writer): try await writer.waitUntilSaved()
+        case let .shared(access, member): try await access.leave(member)
+        }
     }
 
-    /// The request ``requestStarted()`` announced has answered.
-    public func requestEnded(_ ticket: SaveTicket) { ticket.writer?.requestEnded() }
+    /// The request ``beginRequest()`` announced has answered.
+    public func requestEnded(_ ticket: SaveTicket) {
+        switch ticket.kept {
+        case .memory: return
+        case let .file(writer): writer.requestEnded()
+        case let .shared(access, member): access.leaveWithoutWaiting(member)
+        }
+    }
 
-    /// Returns once every change made so far is saved (at once when the world is not kept in a store).
+    /// Returns once every change made so far is saved (at once when the world is not kept in a store;
+    /// a shared world is held once more to write what is pending).
     public func waitUntilSaved() async throws(StateStoreError) {
-        try await waitUntilSaved(SaveTicket(writer: guarded.withLock { $0.writer }))
+        let (writer, shared) = guarded.withLock { ($0.writer, $0.shared) }
+        if shared != nil { _ = try await hold {} }
+        try await writer?.waitUntilSaved()
     }
 
     /// Saves what is queued and stops saving; the world goes on in memory only. A request that
     /// started before holds the closed writer (``SaveTicket``), so its wait for a change made too late
     /// fails instead of passing. Throws when a write failed.
     func detach() async throws(StateStoreError) {
+        if let shared = guarded.withLock({ $0.shared }) {
+            defer { guarded.withLock { $0.state.setTracking(false) } }
+            var flushFailure: StateStoreError?
+            do throws(StateStoreError) { _ = try await hold {} } catch { flushFailure = error }
+            await shared.close()
+            guarded.withLock { $0.shared = nil }
+            self.shared.store(false, ordering: .relaxed)
+            if let flushFailure { throw flushFailure }
+            return
+        }
         guard let writer = guarded.withLock({ $0.writer }) else { return }
         defer {
             guarded.withLock { guarded in
@@ -239,8 +374,14 @@ public struct WorldSnapshot: Sendable, Codable {
     public var clock: MockClock.Mode
 }
 
-/// What a request waits on before it answers: the store's writer when the request started (none for a
-/// world kept in memory only).
+/// What a request waits on before it answers: the state file's writer when the request started, or
+/// its place in a hold of a shared world (nothing for a world kept in memory only).
 public struct SaveTicket: Sendable {
-    let writer: StateWriter?
+    enum Kept: Sendable {
+        case memory
+        case file(StateWriter)
+        case shared(SharedWorldAccess, SharedWorldAccess.Member)
+    }
+
+    let kept: Kept
 }

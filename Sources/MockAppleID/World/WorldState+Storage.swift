@@ -109,8 +109,39 @@ extension WorldState {
         outbox.deliveries.restore(deliveries)
     }
 
+    /// Applies rows another server wrote to a shared store since this copy last caught up (a row
+    /// without a value was removed), tracking nothing. Rows of sections kept beside the state are
+    /// left to their owners.
+    mutating func apply(_ changes: [WorldRowChange], decoder: JSONDecoder) throws(StateStoreError) {
+        var relayChanged = false
+        for change in changes {
+            let row = WorldRow(section: change.section, key: change.key, value: change.value ?? "null")
+            switch change.section {
+            case Self.relayMessagesSection:
+                relay.messages.restore(try change.value.map { _ throws(StateStoreError) in try Self.entry(row, decoder) }, id: change.key)
+                relayChanged = true
+            case Self.outboxDeliveriesSection:
+                outbox.deliveries.restore(try change.value.map { _ throws(StateStoreError) in try Self.entry(row, decoder) }, id: change.key)
+            case CodingKeys.relay.rawValue:
+                let messages = relay.messages
+                try restore(row, decoder: decoder)
+                relay.messages = messages
+                relayChanged = true
+            case CodingKeys.outbox.rawValue:
+                let deliveries = outbox.deliveries
+                try restore(row, decoder: decoder)
+                outbox.deliveries = deliveries
+            default:
+                // A whole section is never removed; a section this version does not know is left alone.
+                guard CodingKeys(rawValue: change.section) != nil, change.value != nil || !change.key.isEmpty else { continue }
+                try restore(row, removing: change.value == nil, decoder: decoder)
+            }
+        }
+        if relayChanged { relay.recountBytes() }
+    }
+
     /// Puts one row of a section or map back; a row of a section this version does not know is an error.
-    private mutating func restore(_ row: WorldRow, decoder: JSONDecoder) throws(StateStoreError) {
+    private mutating func restore(_ row: WorldRow, removing: Bool = false, decoder: JSONDecoder) throws(StateStoreError) {
         guard let section = CodingKeys(rawValue: row.section) else {
             throw StateStoreError("holds a section this version does not know: \(row.section)")
         }
@@ -134,12 +165,12 @@ extension WorldState {
             case .relay: relay = try decoder.decode(RelayInbox.self, from: value)
             case .transfers: transfers = try decoder.decode([AppTransfer].self, from: value)
             case .purgeThreshold: purgeThreshold = max(Self.minimumPurgeThreshold, try decoder.decode(Int.self, from: value))
-            case .consents: try Self.restore(row, value, into: &consents, decoder)
-            case .codes: try Self.restore(row, value, into: &codes, decoder)
-            case .refreshGrants: try Self.restore(row, value, into: &refreshGrants, decoder)
-            case .refreshTokensByOwner: try Self.restore(row, value, into: &refreshTokensByOwner, decoder)
-            case .accessGrants: try Self.restore(row, value, into: &accessGrants, decoder)
-            case .teamTokens: try Self.restore(row, value, into: &teamTokens, decoder)
+            case .consents: try Self.restore(row, removing ? nil : value, into: &consents, decoder)
+            case .codes: try Self.restore(row, removing ? nil : value, into: &codes, decoder)
+            case .refreshGrants: try Self.restore(row, removing ? nil : value, into: &refreshGrants, decoder)
+            case .refreshTokensByOwner: try Self.restore(row, removing ? nil : value, into: &refreshTokensByOwner, decoder)
+            case .accessGrants: try Self.restore(row, removing ? nil : value, into: &accessGrants, decoder)
+            case .teamTokens: try Self.restore(row, removing ? nil : value, into: &teamTokens, decoder)
             }
         } catch let error as StateStoreError {
             throw error
@@ -160,7 +191,8 @@ extension WorldState {
         return stored
     }
 
-    private static func restore<Key, Value>(_ row: WorldRow, _ value: Data, into map: inout TrackedMap<Key, Value>,
+    /// Puts a map's entry back, or removes it (`value` nil).
+    private static func restore<Key, Value>(_ row: WorldRow, _ value: Data?, into map: inout TrackedMap<Key, Value>,
                                             _ decoder: JSONDecoder) throws {
         let key: Key
         if Key.self == String.self, let text = row.key as? Key {
@@ -168,7 +200,7 @@ extension WorldState {
         } else {
             key = try decoder.decode(Key.self, from: Data(row.key.utf8))
         }
-        map.restore(try decoder.decode(Value.self, from: value), forKey: key)
+        map.restore(try value.map { try decoder.decode(Value.self, from: $0) }, forKey: key)
     }
 }
 

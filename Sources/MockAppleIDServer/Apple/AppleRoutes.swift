@@ -43,7 +43,7 @@ struct AppleRoutes: Sendable {
         guard let fault = provider.takeTransportFault(target, clientID: clientID) else { return }
         switch fault.kind {
         case let .tokenDelay(seconds), let .keysDelay(seconds):
-            try await Task.sleep(for: .seconds(seconds))
+            if let deferred = DeferredDelay.current { deferred.add(.seconds(seconds)) } else { try await Task.sleep(for: .seconds(seconds)) }
         case let .tokenServerError(status), let .keysUnavailable(status):
             provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: status, reason: "fault applied: \(fault)")
             throw FaultResponseError(status: .init(code: status))

@@ -9,36 +9,73 @@ import NIOHTTP1
 /// event log: a queued notification, a retry coming due on the clock or an admin retry wakes it; it
 /// takes what is due from the provider, posts each concurrently and reports every attempt. It ends
 /// when its task is cancelled.
+///
+/// When the world is shared with other servers, only the one that leads sends (so each event is
+/// delivered once): it takes over what a dead leader was sending, and looks for work the others
+/// queued every ``sharedLookInterval``.
 struct NotificationSender: Sendable {
     let provider: AppleIDProvider
     let logger: Logger
 
     /// The most bytes of a receiver's answer read (the status is what counts).
     static let answerLimit = 64 * 1024
+    /// How often the leader of a shared world looks for deliveries other servers queued.
+    static let sharedLookInterval = Duration.milliseconds(250)
 
     func run() async {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(5))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let wakeups = provider.world.events.subscribe(bufferLimit: 1_000)
-        await withDiscardingTaskGroup { group in
-            postDue(with: http, in: &group)
-            for await recorded in wakeups {
-                switch recorded.event {
-                case .notificationQueued, .notificationAttemptDue, .notificationsRetried: postDue(with: http, in: &group)
-                default: continue
-                }
-            }
+        if let store = provider.world.sharedStore {
+            await sendWhileLeading(store, with: http)
+        } else {
+            await send(with: http)
         }
         try? await http.shutdown()
     }
 
-    private func postDue(with http: HTTPClient, in group: inout DiscardingTaskGroup) {
-        for outgoing in provider.takeDueNotifications() {
+    /// Sends as events call for it, for ever.
+    private func send(with http: HTTPClient) async {
+        let wakeups = provider.world.events.subscribe(bufferLimit: 1_000)
+        await withDiscardingTaskGroup { group in
+            await postDue(with: http, in: &group)
+            for await recorded in wakeups {
+                switch recorded.event {
+                case .notificationQueued, .notificationAttemptDue, .notificationsRetried: await postDue(with: http, in: &group)
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer leads.
+    private func sendWhileLeading(_ store: any SharedWorldStore, with http: HTTPClient) async {
+        while !Task.isCancelled {
+            await store.lead()
+            guard !Task.isCancelled else { return }
+            logger.notice("sending notifications for the servers sharing \(store.name)")
+            _ = try? await provider.world.hold { provider.takeOverNotifications() }
+            await withDiscardingTaskGroup { group in
+                while await store.stillLeading(), !Task.isCancelled {
+                    await postDue(with: http, in: &group)
+                    do { try await Task.sleep(for: Self.sharedLookInterval) } catch { return }
+                }
+            }
+        }
+    }
+
+    private func postDue(with http: HTTPClient, in group: inout DiscardingTaskGroup) async {
+        // With a shared store that cannot be reached now, the next look tries again.
+        guard let due = try? await provider.world.hold({ provider.takeDueNotifications() }) else { return }
+        for outgoing in due {
             group.addTask {
                 let outcome = await post(outgoing, with: http)
-                provider.recordNotificationAttempt(outcome, id: outgoing.id)
+                do throws(StateStoreError) {
+                    try await provider.world.hold { provider.recordNotificationAttempt(outcome, id: outgoing.id) }
+                } catch {
+                    logger.error("notification \(outgoing.id): the attempt's outcome was not saved: \(error.message)")
+                }
                 logger.log(level: outcome.succeeded ? .info : .notice, "notification \(outgoing.id) to \(outgoing.url): \(outcome.summary)")
             }
         }

@@ -22,7 +22,11 @@ struct RelayForwarder: Sendable {
                 group.addTask {
                     guard let message = provider.relayMessages().last(where: { $0.id == id }) else { return }
                     let outcome = await forward(message)
-                    provider.recordRelayForwarding(id, outcome: outcome)
+                    do throws(StateStoreError) {
+                        try await provider.world.hold { provider.recordRelayForwarding(id, outcome: outcome) }
+                    } catch {
+                        logger.error("relay message \(id): the forwarding's outcome was not saved: \(error.message)")
+                    }
                     logger.info("relay message \(id) forwarded to \(upstream.host):\(upstream.port): \(outcome)")
                 }
             }

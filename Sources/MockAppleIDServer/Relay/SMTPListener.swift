@@ -80,12 +80,22 @@ final class SMTPListener: Sendable {
             var session = SMTPSession(relay: provider, limits: limits)
             try await outbound.write(ByteBuffer(string: session.greeting + "\r\n"))
             for try await line in inbound {
-                var response = session.handle(line)
-                if !response.lines.isEmpty {
-                    // A message the relay took is acknowledged only once it is saved (`serve --state`).
-                    do throws(StateStoreError) { try await provider.waitUntilSaved() } catch {
-                        response = SMTPSession.Response(lines: ["451 4.3.0 Not saved: \(error.message.prefix(200))"], close: true)
+                var response: SMTPSession.Response
+                // A message the relay took is acknowledged only once it is saved (a state file or a
+                // shared store, where the line is handled while this server holds the world).
+                do throws(StateStoreError) {
+                    if session.isMessageText(line) {
+                        response = session.handle(line)
+                    } else {
+                        let ticket = try await provider.world.beginRequest()
+                        defer { provider.world.requestEnded(ticket) }
+                        response = session.handle(line)
+                        try await provider.world.waitUntilSaved(ticket)
                     }
+                } catch {
+                    response = SMTPSession.Response(lines: ["451 4.3.0 Not saved: \(error.message.prefix(200))"], close: true)
+                }
+                if !response.lines.isEmpty {
                     try await outbound.write(ByteBuffer(string: response.lines.map { $0 + "\r\n" }.joined()))
                 }
                 if response.close { return }

@@ -47,6 +47,13 @@ struct SMTPSession {
     /// The banner sent on connect.
     var greeting: String { "220 \(Self.hostName) ESMTP mock-appleid private relay" }
 
+    /// Whether `line` is message text, which changes nothing until the message ends (`.`).
+    func isMessageText(_ line: SMTPLine) -> Bool {
+        guard case .data = phase else { return false }
+        if case let .text(text) = line, text == "." { return false }
+        return true
+    }
+
     /// The reply to one line.
     mutating func handle(_ line: SMTPLine) -> Response {
         if case let .data(from, to) = phase { return readData(line, from: from, to: to) }

@@ -3,33 +3,55 @@ import Logging
 import MockAppleID
 
 /// Answers only once the changes a request made are saved, when the world is kept in a store
-/// (`serve --state`): a code issued, a token minted or an admin write that was acknowledged outlives
-/// the process. Without a store it costs one check. When the store cannot be written, the answer is
+/// (`serve --state` or `--database-url`): a code issued, a token minted or an admin write that was
+/// acknowledged outlives the process. With a shared store, the request runs only while this server
+/// holds the world, caught up on what the others wrote. Without a store it costs one check. When the store cannot be written, the answer is
 /// `503` with `{"error":"state_not_saved","message":…}` naming the store, since the change is not kept.
 struct StateSavedMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     let provider: AppleIDProvider
+    /// The longest body read before a request of a shared world enters its hold.
+    let maxBodySize: Int
 
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        let ticket = provider.world.requestStarted()
+        var request = request
+        var delay: DeferredDelay?
+        if provider.world.isShared {
+            // The body is read first, and a fault's delay slept after the hold, so that neither a client
+            // that sends slowly nor a slow endpoint holds the world (and every other server sharing it).
+            _ = try await request.collectBody(upTo: maxBodySize)
+            delay = DeferredDelay()
+        }
+        let ticket: SaveTicket
+        do throws(StateStoreError) { ticket = try await provider.world.beginRequest() } catch {
+            throw notSaved(error, context)
+        }
         defer { provider.world.requestEnded(ticket) }
-        let response: Response
+        let outcome: Result<Response, any Error>
         do {
-            response = try await next(request, context)
+            if let delay {
+                outcome = .success(try await DeferredDelay.$current.withValue(delay) { try await next(request, context) })
+            } else {
+                outcome = .success(try await next(request, context))
+            }
         } catch {
-            try await waitUntilSaved(ticket, context)
-            throw error
+            outcome = .failure(error)
         }
         try await waitUntilSaved(ticket, context)
-        return response
+        if let wait = delay?.duration, wait > .zero { try await Task.sleep(for: wait) }
+        return try outcome.get()
     }
 
     private func waitUntilSaved(_ ticket: SaveTicket, _ context: BasicRequestContext) async throws(AdminError) {
         do throws(StateStoreError) { try await provider.world.waitUntilSaved(ticket) } catch {
-            context.logger.error("state not saved: \(error.message)")
-            throw AdminError(status: .serviceUnavailable, code: "state_not_saved", message: "the change was not saved: \(error.message)")
+            throw notSaved(error, context)
         }
+    }
+
+    private func notSaved(_ error: StateStoreError, _ context: BasicRequestContext) -> AdminError {
+        context.logger.error("state not saved: \(error.message)")
+        return AdminError(status: .serviceUnavailable, code: "state_not_saved", message: "the change was not saved: \(error.message)")
     }
 }

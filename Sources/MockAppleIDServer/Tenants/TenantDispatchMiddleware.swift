@@ -17,12 +17,19 @@ struct TenantDispatchMiddleware: RouterMiddleware {
         let rest = path.dropFirst(TenantRegistry.pathPrefix.count)
         let nameEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let name = String(rest[..<nameEnd])
-        guard let responder = tenants.responder(name, scheme: scheme) else {
+        guard let responder = await responder(name) else {
             throw AdminError.notFound("no tenant named \"\(name.prefix(80))\"; POST /__admin/tenants makes one")
         }
         var head = request.head
         let tail = rest[nameEnd...]
         head.path = tail.hasPrefix("/") ? String(tail) : "/" + tail
         return try await responder.respond(to: Request(head: head, body: request.body), context: context)
+    }
+
+    /// The tenant's router; a tenant another server sharing the database made is served from now on.
+    private func responder(_ name: String) async -> RouterResponder<BasicRequestContext>? {
+        if let known = tenants.responder(name, scheme: scheme) { return known }
+        guard await tenants.join(name) else { return nil }
+        return tenants.responder(name, scheme: scheme)
     }
 }

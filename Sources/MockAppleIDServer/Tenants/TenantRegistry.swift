@@ -6,8 +6,9 @@ import Synchronization
 /// The tenants of one server: isolated worlds, each made from a scenario and answering under
 /// `/t/<name>/` (Apple's endpoints, pages, discovery and its own admin API), so that parallel CI jobs
 /// can share one deployment without seeing each other's personas, grants or clock. Each tenant has
-/// its own provider, clock driver and notification sender; with a ``TenantStore`` (the state file)
-/// each is written down and kept, and made again at the next start.
+/// its own provider, clock driver and notification sender; with a ``TenantStore`` (the state file, or
+/// a database several servers share) each is written down and kept, and made again at the next start.
+/// With a shared database, every server serves every tenant, whichever server made it.
 public final class TenantRegistry: Sendable {
     /// One tenant: its world and the routers that answer for it.
     struct Tenant: Sendable {
@@ -61,10 +62,12 @@ public final class TenantRegistry: Sendable {
         defer { release(record.name) }
         let provider = try makeProvider(record)
         if let store {
-            do throws(StateStoreError) {
-                try await store.addTenant(record)
-                try await provider.keepState(in: store.world(ofTenant: record.name))
-            } catch {
+            do throws(StateStoreError) { try await store.addTenant(record) } catch {
+                // With a shared store, another server may have made it meanwhile: then it is not ours to remove.
+                let madeElsewhere = store.isShared ? (try? await store.tenants())?.contains { $0.name == record.name } == true : false
+                throw madeElsewhere ? .exists(record.name) : .notSaved(error.message)
+            }
+            do throws(StateStoreError) { try await store.keepWorld(of: provider, tenant: record.name) } catch {
                 try? await provider.stopKeepingState()
                 try? await store.removeTenant(named: record.name)
                 throw .notSaved(error.message)
@@ -99,11 +102,69 @@ public final class TenantRegistry: Sendable {
             do throws(TenantError) { provider = try makeProvider(record) } catch {
                 throw .invalidScenario("tenant \(record.name) cannot be made again: \(error.description)")
             }
-            do throws(StateStoreError) { try await provider.keepState(in: store.world(ofTenant: record.name)) } catch {
+            do throws(StateStoreError) { try await store.keepWorld(of: provider, tenant: record.name) } catch {
                 throw .notSaved(error.message)
             }
             start(provider, record)
         }
+    }
+
+    // MARK: Following other servers
+
+    /// How often a server whose store other servers share looks for tenants they made or removed.
+    static let followInterval = Duration.seconds(1)
+
+    /// With a store other servers share: keeps this server's tenants those the store holds, for ever
+    /// (a tenant another server made is served here too; one it removed is dropped here).
+    func follow() async {
+        guard let store, store.isShared else { return }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: Self.followInterval) } catch { return }
+            // Only tenants served before the store is read may be dropped: one made since is not in what it returns.
+            let served = all.map(\.name)
+            let records: [TenantRecord]
+            do throws(StateStoreError) { records = try await store.tenants() } catch {
+                logger.notice("tenants: \(error.message)")
+                continue
+            }
+            for record in records where provider(record.name) == nil { await join(record, from: store) }
+            let kept = Set(records.map(\.name))
+            for name in served where !kept.contains(name) { await drop(name, from: store) }
+        }
+    }
+
+    /// Serves tenant `name` when another server sharing the store made it (a request for a tenant this
+    /// server does not know yet); returns whether it serves it now.
+    func join(_ name: String) async -> Bool {
+        guard let store, store.isShared, (try? Self.check(name: name)) != nil else { return false }
+        guard let record = (try? await store.tenants())?.first(where: { $0.name == name }) else { return false }
+        await join(record, from: store)
+        return provider(name) != nil
+    }
+
+    private func join(_ record: TenantRecord, from store: any TenantStore) async {
+        guard (try? reserve(record.name, creating: true)) != nil else { return }
+        defer { release(record.name) }
+        do {
+            let provider = try makeProvider(record)
+            do throws(StateStoreError) { try await store.keepWorld(of: provider, tenant: record.name) } catch {
+                throw TenantError.notSaved(error.message)
+            }
+            start(provider, record)
+        } catch {
+            await store.forget(record.name)
+            logger.error("tenant \(record.name), made by another server, cannot be served here: \(error)")
+        }
+    }
+
+    /// Stops serving a tenant another server removed (its world is gone from the store).
+    private func drop(_ name: String, from store: any TenantStore) async {
+        guard (try? reserve(name, creating: false)) != nil else { return }
+        defer { release(name) }
+        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return }
+        tenant.services.cancel()
+        try? await tenant.provider.stopKeepingState()
+        await store.forget(name)
     }
 
     /// Stops every tenant's services and saves what is pending (the store stays as it is).
@@ -147,7 +208,7 @@ public final class TenantRegistry: Sendable {
         let logger = self.logger
         let services = Task {
             await withDiscardingTaskGroup { group in
-                group.addTask { await ClockDriver(clock: provider.clock).run() }
+                group.addTask { await ClockDriver(world: provider.world).run() }
                 group.addTask { await NotificationSender(provider: provider, logger: logger).run() }
             }
         }

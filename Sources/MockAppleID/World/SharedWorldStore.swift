@@ -1,0 +1,44 @@
+/// A store that several servers share (PostgreSQL), so that they serve one world.
+///
+/// One server at a time holds the world: it takes it (``acquire(after:scenario:)``), which waits while
+/// another server holds it and returns what the others wrote since this server last saw it; it changes
+/// its copy in memory; and it gives the world back with its changes (``release(writing:replacingAll:)``),
+/// which writes them in one transaction. So a code redeemed at one server is gone at every other before
+/// the first answers, and every server's changes apply to the latest state.
+public protocol SharedWorldStore: Sendable {
+    /// What to call the store in messages (its address, without the password).
+    var name: String { get }
+
+    /// Waits until this server alone holds the world, then returns the rows written after `version`
+    /// (every row when `version` is negative or older than the store remembers removals for).
+    /// A store that holds no world yet belongs to `scenario` from now on; one of another scenario throws.
+    func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges
+
+    /// Writes `changes` (after removing every row, with `replacingAll`) and gives the world back; returns
+    /// the world's version after the write. On failure nothing is written and the world is given back.
+    func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64
+
+    /// Returns once this server is the one, of those sharing the store, that sends the world's
+    /// notifications (at once when no other is; when the one that is dies, the next takes over), or
+    /// when the task is cancelled.
+    func lead() async
+
+    /// Whether this server still sends the notifications (it stops when it loses the store).
+    func stillLeading() async -> Bool
+}
+
+/// What a server catches up on when it takes a shared world.
+public struct SharedChanges: Sendable {
+    /// Rows written since the version asked for; a row without a value was removed.
+    public let rows: [WorldRowChange]
+    /// The world's version now.
+    public let version: Int64
+    /// Whether `rows` is the whole world (then rows that are not there are gone).
+    public let complete: Bool
+
+    public init(rows: [WorldRowChange], version: Int64, complete: Bool) {
+        self.rows = rows
+        self.version = version
+        self.complete = complete
+    }
+}

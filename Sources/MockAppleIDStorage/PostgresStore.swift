@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import MockAppleID
+import PostgresNIO
+import Synchronization
+
+/// A PostgreSQL database that several servers share (`serve --database-url`): it holds their world
+/// (``PostgresWorldStore``) in tables of its own, made on first use, beside whatever else the
+/// database holds.
+public final class PostgresStore: TenantStore {
+    /// The database's address, without its password.
+    public var name: String { address.name }
+    /// The server's own world.
+    public let world: PostgresWorldStore
+    private let address: PostgresAddress
+    private let logger: Logger
+    /// The tenants' worlds this server keeps here, to close their connections.
+    private let tenantWorlds = Mutex<[String: PostgresWorldStore]>([:])
+
+    /// The tables' format; a database written by a newer version is refused.
+    static let format = 1
+
+    private init(address: PostgresAddress, logger: Logger) {
+        self.address = address
+        self.logger = logger
+        self.world = PostgresWorldStore(address: address, tenant: "", logger: logger)
+    }
+
+    /// Connects to the database at `url` and makes the tables when they are missing. An address that
+    /// cannot be read or reached, or tables of a newer version, are refused with an error that names it.
+    public static func open(url: String, logger: Logger = Logger(label: "mock-appleid.postgres")) async throws(StateStoreError) -> PostgresStore {
+        let store = PostgresStore(address: try PostgresAddress(url), logger: logger)
+        try await store.prepare()
+        return store
+    }
+
+    /// Closes the store's connections.
+    public func close() async {
+        let worlds = tenantWorlds.withLock { worlds in defer { worlds = [:] }; return Array(worlds.values) }
+        for store in [world] + worlds { await store.close() }
+    }
+
+    // MARK: Tenants
+
+    public var isShared: Bool { true }
+
+    public func tenants() async throws(StateStoreError) -> [TenantRecord] {
+        try await withConnection("cannot be read") { connection in
+            var records: [TenantRecord] = []
+            for try await (tenant, record) in try await connection.query(
+                "SELECT name, record FROM mock_appleid_tenants ORDER BY added", logger: logger).decode((String, String).self) {
+                guard let decoded = try? JSONDecoder().decode(TenantRecord.self, from: Data(record.utf8)) else {
+                    throw StateStoreError("\(name): tenant \(tenant.prefix(80)) cannot be read")
+                }
+                records.append(decoded)
+            }
+            return records
+        }
+    }
+
+    public func addTenant(_ tenant: TenantRecord) async throws(StateStoreError) {
+        let record: String
+        do { record = String(decoding: try JSONEncoder().encode(tenant), as: UTF8.self) } catch {
+            throw StateStoreError("\(name): tenant \(tenant.name) cannot be encoded: \(error)")
+        }
+        try await withConnection("cannot be written") { connection in
+            let added = try await connection.query("""
+                INSERT INTO mock_appleid_tenants (name, record) VALUES (\(tenant.name), \(record)) ON CONFLICT (name) DO NOTHING RETURNING 1
+                """, logger: logger).decode(Int.self).first { _ in true }
+            guard added != nil else { throw StateStoreError("\(name): tenant \(tenant.name) exists already") }
+        }
+    }
+
+    public func forget(_ name: String) async {
+        await tenantWorlds.withLock { $0.removeValue(forKey: name) }?.close()
+    }
+
+    public func removeTenant(named tenant: String) async throws(StateStoreError) {
+        await forget(tenant)
+        try await withConnection("cannot be written") { connection in
+            // Under the tenant's world lock, so no server is holding it meanwhile.
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
+            try await connection.query("DELETE FROM mock_appleid_rows WHERE tenant = \(tenant)", logger: logger)
+            try await connection.query("DELETE FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger)
+            try await connection.query("DELETE FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+    }
+
+    public func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError) {
+        let store = PostgresWorldStore(address: address, tenant: name, logger: logger)
+        let replaced = tenantWorlds.withLock { $0.updateValue(store, forKey: name) }
+        await replaced?.close()
+        try await provider.shareState(in: store)
+    }
+
+    /// Runs `body` on a connection of its own, closed afterwards; errors name the database.
+    private func withConnection<T>(_ doing: String, _ body: (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
+        let connection: PostgresConnection
+        do { connection = try await Self.connect(address, logger: logger) } catch {
+            throw StateStoreError("\(name): cannot be reached: \(Self.describe(error))")
+        }
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            if let error = error as? StateStoreError { throw error }
+            throw StateStoreError("\(name): \(doing): \(Self.describe(error))")
+        }
+    }
+
+    /// Makes the tables (one server at a time: concurrent `CREATE … IF NOT EXISTS` can collide) and
+    /// checks their format.
+    private func prepare() async throws(StateStoreError) {
+        try await withConnection("its tables cannot be made") { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid schema'))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS mock_appleid_format (format integer NOT NULL)", logger: logger)
+            let formats = try await connection.query("SELECT format FROM mock_appleid_format", logger: logger).decode(Int.self)
+            var found: Int?
+            for try await format in formats { found = max(found ?? format, format) }
+            if let found, found > Self.format {
+                throw StateStoreError("\(name): holds tables of a newer version of mock-appleid (format \(found)); use that version")
+            }
+            if found == nil { try await connection.query("INSERT INTO mock_appleid_format (format) VALUES (\(Self.format))", logger: logger) }
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS mock_appleid_worlds (
+                    tenant text PRIMARY KEY, scenario text NOT NULL,
+                    version bigint NOT NULL, removals_kept_after bigint NOT NULL,
+                    generation text NOT NULL DEFAULT gen_random_uuid()::text)
+                """, logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS mock_appleid_rows (
+                    tenant text NOT NULL, section text NOT NULL, key text NOT NULL, value text, version bigint NOT NULL,
+                    PRIMARY KEY (tenant, section, key))
+                """, logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS mock_appleid_tenants (name text PRIMARY KEY, record text NOT NULL, added bigserial)",
+                logger: logger)
+            try await connection.query(
+                "CREATE INDEX IF NOT EXISTS mock_appleid_rows_by_version ON mock_appleid_rows (tenant, version)", logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+    }
+
+    static func connect(_ address: PostgresAddress, logger: Logger) async throws -> PostgresConnection {
+        try await PostgresConnection.connect(configuration: address.configuration, id: 1, logger: logger)
+    }
+
+    /// What went wrong, from PostgreSQL's own message when it sent one (PostgresNIO's description
+    /// of its errors leaves the details out on purpose).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)".prefix(300).description }
+        if let message = error.serverInfo?[.message] {
+            return "\(message.prefix(300))\(error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")"
+        }
+        if let underlying = error.underlying { return "\(error.code): \("\(underlying)".prefix(300))" }
+        return "\(error.code)"
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Logging
+import MockAppleID
+import PostgresNIO
+import Synchronization
+
+/// One world kept in PostgreSQL and shared by every server that uses the same database
+/// (`serve --database-url`): see ``SharedWorldStore``.
+///
+/// The world's rows carry the version that last wrote them, and a removed row stays as a row without a
+/// value for a while, so a server catches up by reading the rows newer than its copy. A server holds
+/// the world inside one transaction that takes a transaction-scoped advisory lock, so holds of one
+/// world never overlap, even across servers; the transaction's commit is the write. Which server sends
+/// notifications is decided by a session-scoped advisory lock on a second connection, which PostgreSQL
+/// releases when that server's connection ends (it died), so another takes over.
+public final class PostgresWorldStore: SharedWorldStore {
+    public var name: String { tenant.isEmpty ? address.name : "\(address.name) (tenant \(tenant))" }
+    /// The world's name in the tables ("" for the server's own world).
+    let tenant: String
+    private let address: PostgresAddress
+    private let logger: Logger
+    /// The connection holds use (one hold at a time) and what the open hold took.
+    private struct Holding {
+        var connection: PostgresConnection?
+        /// A hold's transaction is open on the connection.
+        var inTransaction = false
+        var version: Int64 = 0
+        /// The world's generation (new when a removed tenant is made again under its name).
+        var generation: String?
+    }
+
+    private let holding = Mutex(Holding())
+    private let leading = Mutex<PostgresConnection?>(nil)
+
+    /// How many versions a removed row is remembered for; a server further behind reads the whole world.
+    static let removalsKept: Int64 = 256
+    /// How long a server that does not lead waits between tries to.
+    static let leadRetry = Duration.milliseconds(500)
+
+    init(address: PostgresAddress, tenant: String, logger: Logger) {
+        self.address = address
+        self.tenant = tenant
+        self.logger = logger
+    }
+
+    public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
+        try await inTransaction("cannot be read", opening: true) { connection in
+            // Read committed, whatever the server's default: each statement then sees what committed before it
+            // started, so the reads after the lock see the last holder's writes.
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
+            holding.withLock { $0.inTransaction = true }
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
+            let world = try await connection.query(
+                "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
+            ).decode((String, Int64, Int64, String).self).first { _ in true }
+            guard let (owner, current, removalsKeptAfter, generation) = world else {
+                if !tenant.isEmpty {
+                    let kept = try await connection.query("SELECT 1 FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
+                        .decode(Int.self).first { _ in true }
+                    guard kept != nil else { throw StateStoreError("\(name): tenant \(tenant) was removed") }
+                }
+                let generation = try await connection.query("""
+                    INSERT INTO mock_appleid_worlds (tenant, scenario, version, removals_kept_after) VALUES (\(tenant), \(scenario), 0, 0)
+                    RETURNING generation
+                    """, logger: logger).decode(String.self).first { _ in true }
+                holding.withLock { $0.generation = generation }
+                setHeldVersion(0)
+                return SharedChanges(rows: [], version: 0, complete: true)
+            }
+            guard owner == scenario else {
+                throw StateStoreError("\(name): holds the world of scenario \"\(owner.prefix(200))\", not \"\(scenario.prefix(200))\"; start with that scenario, or use another database")
+            }
+            setHeldVersion(current)
+            let sameWorld = holding.withLock { held in
+                defer { held.generation = generation }
+                return held.generation == generation
+            }
+            if version == current, sameWorld { return SharedChanges(rows: [], version: current, complete: false) }
+            let complete = version < 0 || version < removalsKeptAfter || version > current || !sameWorld
+            let rows = complete
+                ? try await connection.query(
+                    "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NOT NULL", logger: logger)
+                : try await connection.query(
+                    "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND version > \(version)", logger: logger)
+            var changes: [WorldRowChange] = []
+            for try await (section, key, value) in rows.decode((String, String, String?).self) {
+                changes.append(WorldRowChange(section: section, key: key, value: value))
+            }
+            return SharedChanges(rows: changes, version: current, complete: complete)
+        }
+    }
+
+    public func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64 {
+        let held = holding.withLock { $0.version }
+        guard !changes.isEmpty || replacingAll else {
+            _ = try await inTransaction("cannot be written", opening: false) { connection in try await connection.query("COMMIT", logger: logger) }
+            holding.withLock { $0.inTransaction = false }
+            return held
+        }
+        let version = held + 1
+        let purge = version % Self.removalsKept == 0
+        try await inTransaction("cannot be written", opening: false) { connection in
+            if replacingAll {
+                try await connection.query(
+                    "UPDATE mock_appleid_rows SET value = NULL, version = \(version) WHERE tenant = \(tenant) AND value IS NOT NULL",
+                    logger: logger)
+            }
+            let written = changes.filter { $0.value != nil }
+            let removed = changes.filter { $0.value == nil }
+            let removalsKeptAfter = purge ? version - Self.removalsKept : -1
+            try await connection.query("""
+                WITH written AS (
+                    INSERT INTO mock_appleid_rows (tenant, section, key, value, version)
+                    SELECT \(tenant), section, key, value, \(version)
+                    FROM unnest(\(written.map(\.section))::text[], \(written.map(\.key))::text[], \(written.map { $0.value ?? "" })::text[]) AS t(section, key, value)
+                    ON CONFLICT (tenant, section, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+                ), removed AS (
+                    UPDATE mock_appleid_rows SET value = NULL, version = \(version)
+                    WHERE tenant = \(tenant) AND (section, key) IN (SELECT * FROM unnest(\(removed.map(\.section))::text[], \(removed.map(\.key))::text[]))
+                )
+                UPDATE mock_appleid_worlds SET version = \(version),
+                    removals_kept_after = GREATEST(removals_kept_after, \(removalsKeptAfter))
+                WHERE tenant = \(tenant)
+                """, logger: logger)
+            if purge {
+                try await connection.query(
+                    "DELETE FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NULL AND version <= \(removalsKeptAfter)",
+                    logger: logger)
+            }
+            try await connection.query("COMMIT", logger: logger)
+        }
+        holding.withLock { held in
+            held.version = version
+            held.inTransaction = false
+        }
+        return version
+    }
+
+    public func lead() async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await leadingConnection()
+                let won = try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
+                ).decode(Bool.self).first { _ in true }
+                if won == true { return }
+            } catch {
+                await dropLeadingConnection()
+                logger.notice("\(name): cannot try to lead: \(PostgresStore.describe(error))")
+            }
+            do { try await Task.sleep(for: Self.leadRetry) } catch { return }
+        }
+    }
+
+    public func stillLeading() async -> Bool {
+        guard let connection = leading.withLock({ $0 }) else { return false }
+        do {
+            try await connection.query("SELECT 1", logger: logger)
+            return true
+        } catch {
+            await dropLeadingConnection()
+            return false
+        }
+    }
+
+    /// Closes both connections (a hold under way fails).
+    func close() async {
+        let connections: [PostgresConnection?] = [
+            holding.withLock { held in defer { held.connection = nil }; return held.connection },
+            leading.withLock { connection in defer { connection = nil }; return connection },
+        ]
+        for connection in connections.compactMap({ $0 }) { try? await connection.close() }
+    }
+
+    // MARK: Connections
+
+    private func setHeldVersion(_ version: Int64) { holding.withLock { $0.version = version } }
+
+    /// Runs `body` on the holds' connection: when `opening` a hold, opened when missing; otherwise the
+    /// connection whose transaction the hold opened, which must still be there (a write on another would
+    /// be made without the lock). On failure the transaction is rolled back by closing the connection,
+    /// and the error names the store.
+    private func inTransaction<T>(_ doing: String, opening: Bool, _ body: (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
+        do {
+            let held = holding.withLock { $0 }
+            let connection: PostgresConnection
+            if let open = held.connection, !open.isClosed, opening || held.inTransaction {
+                connection = open
+            } else if opening {
+                connection = try await PostgresStore.connect(address, logger: logger)
+                holding.withLock { $0.connection = connection }
+            } else {
+                throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
+            }
+            return try await body(connection)
+        } catch {
+            let broken = holding.withLock { held in
+                held.inTransaction = false
+                defer { held.connection = nil }
+                return held.connection
+            }
+            try? await broken?.close()
+            if let error = error as? StateStoreError { throw error }
+            throw StateStoreError("\(name): the shared world \(doing): \(PostgresStore.describe(error))")
+        }
+    }
+
+    private func leadingConnection() async throws -> PostgresConnection {
+        if let open = leading.withLock({ $0 }), !open.isClosed { return open }
+        let connection = try await PostgresStore.connect(address, logger: logger)
+        leading.withLock { $0 = connection }
+        return connection
+    }
+
+    private func dropLeadingConnection() async {
+        let connection = leading.withLock { connection in defer { connection = nil }; return connection }
+        try? await connection?.close()
+    }
+}

@@ -1,0 +1,200 @@
+"""`serve --database-url`: several servers share one world in PostgreSQL, as replicas behind a load balancer
+do. A code issued by one redeems at another exactly once, a revocation at one is seen by the other at once,
+the clock and the keys are shared, every acknowledged change outlives a replica killed with SIGKILL, and a
+notification is sent once, by the other replica when the one sending it dies.
+
+The tests start their own PostgreSQL server (Debian's `postgresql`, which the test command installs) and
+skip with the reason where it is not installed."""
+import itertools
+import os
+import threading
+import time
+
+import jwt
+import pytest
+import requests
+
+from appleid import WEB_CLIENT, authorize_url, exchange, server_now, sign_in
+from native_rp import queue_fault
+from postgres_server import PostgresUnavailable, postgres_server
+from server_process import ROOT, run_cli, serving
+from test_notifications import deliveries, receiving, register, wait_for
+from test_state_file import Burst, refresh, revoke
+
+PARALLEL_REDEEMS = 12
+database_numbers = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    try:
+        with postgres_server() as server:
+            yield server
+    except PostgresUnavailable as reason:
+        if os.environ.get("MOCK_APPLEID_REQUIRE_POSTGRES"):
+            raise
+        pytest.skip(str(reason))
+
+
+@pytest.fixture
+def database_url(postgres):
+    """A new, empty database for one test."""
+    return postgres.database(f"world{next(database_numbers)}")
+
+
+def leader_of(*servers):
+    """The replica whose log says it sends the notifications (waits until one does)."""
+    found = []
+    wait_for(lambda: found.extend(s for s in servers if "sending notifications for" in s.log_path.read_text()) or found,
+             "a replica to lead")
+    return found[0]
+
+
+def test_two_replicas_serve_one_world(database_url):
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        assert "(new; the scenario's start saved in it;" in a.banner
+        assert "(joined the world it holds;" in b.banner
+
+        # A persona made at A signs in at B; B's code redeems at A.
+        created = requests.post(f"{a}/__admin/personas", timeout=10, json={
+            "id": "kim", "firstName": "Kim", "lastName": "Lee", "email": "kim@example.com"})
+        assert created.status_code == 201, created.text
+        assert exchange(a, sign_in(b, authorize_url(b), "kim")["code"]).status_code == 200
+
+        # Parallel redeems of one code across both: exactly one succeeds.
+        for _ in range(3):
+            code = sign_in(a, authorize_url(a), "jane")["code"]
+            start = threading.Barrier(PARALLEL_REDEEMS)
+            answers = []
+
+            def redeem(server):
+                start.wait()
+                answers.append(exchange(server, code))
+
+            threads = [threading.Thread(target=redeem, args=((a, b)[n % 2],)) for n in range(PARALLEL_REDEEMS)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            assert sorted(r.status_code for r in answers) == [200] + [400] * (PARALLEL_REDEEMS - 1)
+            assert all(r.json()["error"] == "invalid_grant" for r in answers if r.status_code == 400)
+
+        # Revoke at A, then refresh at B.
+        token = exchange(a, sign_in(a, authorize_url(a), "jane")["code"]).json()["refresh_token"]
+        assert refresh(b, token).status_code == 200
+        assert revoke(a, token).status_code == 200
+        refused = refresh(b, token)
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+
+        # One clock, one key set.
+        before = server_now(b)
+        assert requests.post(f"{a}/__admin/clock", json={"advance": 86400}, timeout=10).status_code == 200
+        assert server_now(b) - before >= 86400
+        assert requests.post(f"{b}/__admin/keys/mRS1a8XkPq/activate", json={}, timeout=10).status_code == 200
+        assert requests.get(f"{a}/__admin/keys", timeout=10).json()["active"] == "mRS1a8XkPq"
+        assert "user" not in sign_in(a, authorize_url(a), "kim")  # kim's consent, given at B, is known at A
+
+
+def test_every_acknowledged_change_survives_a_replica_killed_in_the_middle_of_a_burst(database_url):
+    with serving("--database-url", database_url) as survivor:
+        with serving("--database-url", database_url, killed_by_test=True) as victim:
+            bursts = [Burst(victim, prefix="victim"), Burst(survivor, prefix="survivor")]
+            threads = [burst.run_until_acknowledged(60, workers=2) for burst in bursts]
+            victim.process.kill()
+            victim.process.wait()
+            for burst, workers in zip(bursts, threads):
+                burst.finish(workers)
+        for burst in bursts:
+            burst.check(survivor, min_personas=5)
+        # A restarted replica joins the world the survivor goes on serving.
+        with serving("--database-url", database_url) as restarted:
+            personas = [requests.get(f"{server}/__admin/personas", timeout=10).json() for server in (survivor, restarted)]
+            assert personas[0] == personas[1]
+
+
+def test_a_notification_is_sent_once_and_taken_over_when_its_sender_dies(database_url):
+    with serving("--database-url", database_url, killed_by_test=True) as a, \
+            serving("--database-url", database_url, killed_by_test=True) as b:
+        leader = leader_of(a, b)
+        other = b if leader is a else a
+        with receiving(hang_seconds=30) as receiver:
+            register(other, receiver.url)
+            sign_in(other, authorize_url(other), "jane")
+            revoked = requests.post(f"{other}/__admin/personas/jane/revoke-consent", json={"client": WEB_CLIENT}, timeout=10)
+            assert revoked.status_code == 200, revoked.text
+            # The leader takes the event another replica queued, and its answer stalls: it dies mid-delivery.
+            wait_for(lambda: receiver.bodies, "the leader's attempt")
+            leader.process.kill()
+            leader.process.wait()
+            wait_for(lambda: receiver.accepted, "the other replica's delivery")
+            # The same event, signed again by the replica that took over: the same jti and events.
+            first, second = (jwt.decode(body["payload"], options={"verify_signature": False}) for body in receiver.bodies[:2])
+            assert first["jti"] == second["jti"] and first["events"] == second["events"]
+            wait_for(lambda: deliveries(other)[0]["status"] == "delivered", "the delivered status")
+            [delivery] = deliveries(other)
+            assert [attempt["outcome"] for attempt in delivery["attempts"]] == ["HTTP 200"]
+            assert len(receiver.bodies) == 2
+            assert "sending notifications for" in other.log_path.read_text()
+        other.process.kill()
+        other.process.wait()
+
+
+def test_a_delayed_token_answer_does_not_hold_the_world_for_the_other_replica(database_url):
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        queue_fault(a, "token-delay", seconds=3)
+        code = sign_in(a, authorize_url(a), "jane")["code"]
+        slow = threading.Thread(target=lambda: answers.append(exchange(a, code)))
+        answers = []
+        started = time.monotonic()
+        slow.start()
+        wait_for(lambda: not requests.get(f"{b}/__admin/faults", timeout=10).json()["faults"], "A to take the fault")
+        # B signs in while A's answer is still being delayed.
+        assert exchange(b, sign_in(b, authorize_url(b), "john")["code"]).status_code == 200
+        assert time.monotonic() - started < 2.5
+        slow.join(timeout=30)
+        assert answers[0].status_code == 200 and time.monotonic() - started >= 3
+
+
+def test_a_database_that_cannot_be_used_stops_serve_with_one_line_naming_it(database_url, postgres):
+    unused_port = postgres.port + 1 if postgres.port < 65535 else postgres.port - 1
+    for arguments, message in (
+        (["--database-url", "mysql://nobody@127.0.0.1/world"], "--database-url: the database URL must look like postgres://"),
+        (["--database-url", f"postgres://postgres@127.0.0.1:{unused_port}/world"],
+         f"--database-url: postgres://postgres@127.0.0.1:{unused_port}/world: cannot be reached"),
+        (["--database-url", f"{database_url}?sslmode=verify-all"], "a parameter this server does not know: sslmode"),
+        (["--database-url", database_url, "--state", "world.sqlite"], "--state and --database-url cannot be used together"),
+    ):
+        result = run_cli("serve", "--port", "0", *arguments)
+        assert result.returncode != 0 and message in result.stderr, result.stderr
+        assert "Fatal error" not in result.stderr
+    with serving("--database-url", database_url):
+        pass
+    result = run_cli("serve", "--port", "0", "--database-url", database_url, "--scenario", str(ROOT / "Scenarios/catalogue/account-deleted.yaml"))
+    assert result.returncode != 0
+    assert 'holds the world of scenario "default", not "account-deleted"' in result.stderr, result.stderr
+
+
+def test_a_tenant_made_at_one_replica_is_served_by_every_replica_until_removed(database_url):
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        assert requests.post(f"{a}/__admin/tenants", json={"name": "job-a"}, timeout=10).status_code == 201
+        job_at_a, job_at_b = f"{a}/t/job-a", f"{b}/t/job-a"
+        # B serves it at once, sharing its world with A's copy, isolated from the servers' own world.
+        discovery = requests.get(f"{job_at_b}/.well-known/openid-configuration", timeout=10).json()
+        assert discovery["token_endpoint"] == f"{job_at_b}/auth/token"
+        code = sign_in(job_at_b, authorize_url(job_at_b), "jane")["code"]
+        assert exchange(b, code).json()["error"] == "invalid_grant"  # unknown to the servers' own world
+        assert exchange(job_at_a, code).status_code == 200
+        # The name is taken at every replica, including one that has not served it yet.
+        with serving("--database-url", database_url) as c:
+            assert requests.post(f"{c}/__admin/tenants", json={"name": "job-a"}, timeout=10).status_code == 409
+            assert exchange(f"{c}/t/job-a", code).json()["error"] == "invalid_grant"  # redeemed already, and not removed
+        assert "user" in sign_in(a, authorize_url(a), "jane")  # the servers' own world has no consent of jane's
+        assert requests.post(f"{job_at_a}/__admin/clock", json={"advance": 86400}, timeout=10).status_code == 200
+        assert server_now(job_at_b) - server_now(b) > 86000
+
+        with serving("--database-url", database_url) as d:
+            assert f"  tenants:     {d}/t/job-a" in d.banner
+        assert requests.delete(f"{b}/__admin/tenants/job-a", timeout=10).status_code == 200
+        assert requests.get(f"{job_at_b}/auth/keys", timeout=10).status_code == 404
+        wait_for(lambda: requests.get(f"{job_at_a}/auth/keys", timeout=10).status_code == 404, "A to drop the removed tenant")
+        assert requests.get(f"{a}/__admin/tenants", timeout=10).json()["tenants"] == []
