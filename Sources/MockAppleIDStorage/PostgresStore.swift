@@ -79,7 +79,7 @@ public final class PostgresStore: TenantStore {
         await forget(tenant)
         try await withConnection("cannot be written") { connection in
             // Under the tenant's world lock, so no server is holding it meanwhile.
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
             try await connection.query("DELETE FROM mock_appleid_rows WHERE tenant = \(tenant)", logger: logger)
             try await connection.query("DELETE FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger)
@@ -116,7 +116,7 @@ public final class PostgresStore: TenantStore {
     /// checks their format.
     private func prepare() async throws(StateStoreError) {
         try await withConnection("its tables cannot be made") { connection in
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid schema'))", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS mock_appleid_format (format integer NOT NULL)", logger: logger)
             let formats = try await connection.query("SELECT format FROM mock_appleid_format", logger: logger).decode(Int.self)

@@ -27,6 +27,8 @@ public final class PostgresWorldStore: SharedWorldStore {
         var version: Int64 = 0
         /// The world's generation (new when a removed tenant is made again under its name).
         var generation: String?
+        /// Closed for good: the world is no longer kept here.
+        var closed = false
     }
 
     private let holding = Mutex(Holding())
@@ -36,6 +38,9 @@ public final class PostgresWorldStore: SharedWorldStore {
     static let removalsKept: Int64 = 256
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
+    /// How long one step of a hold may wait for the database before its connection is closed (the
+    /// server's own limits are 10 s; this covers a database that stopped answering altogether).
+    static let stepDeadline = Duration.seconds(15)
 
     init(address: PostgresAddress, tenant: String, logger: Logger) {
         self.address = address
@@ -54,7 +59,8 @@ public final class PostgresWorldStore: SharedWorldStore {
                 "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
             ).decode((String, Int64, Int64, String).self).first { _ in true }
             guard let (owner, current, removalsKeptAfter, generation) = world else {
-                if !tenant.isEmpty {
+                // Only the first hold makes the world: one that held it before finds it removed.
+                if !tenant.isEmpty || holding.withLock({ $0.generation != nil }) {
                     let kept = try await connection.query("SELECT 1 FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
                         .decode(Int.self).first { _ in true }
                     guard kept != nil else { throw StateStoreError("\(name): tenant \(tenant) was removed") }
@@ -137,7 +143,7 @@ public final class PostgresWorldStore: SharedWorldStore {
     }
 
     public func lead() async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !holding.withLock({ $0.closed }) {
             do {
                 let connection = try await leadingConnection()
                 let won = try await connection.query(
@@ -163,10 +169,14 @@ public final class PostgresWorldStore: SharedWorldStore {
         }
     }
 
-    /// Closes both connections (a hold under way fails).
+    /// Closes both connections for good (a hold under way fails).
     func close() async {
         let connections: [PostgresConnection?] = [
-            holding.withLock { held in defer { held.connection = nil }; return held.connection },
+            holding.withLock { held in
+                held.closed = true
+                defer { held.connection = nil }
+                return held.connection
+            },
             leading.withLock { connection in defer { connection = nil }; return connection },
         ]
         for connection in connections.compactMap({ $0 }) { try? await connection.close() }
@@ -184,7 +194,11 @@ public final class PostgresWorldStore: SharedWorldStore {
         do {
             let held = holding.withLock { $0 }
             let connection: PostgresConnection
-            if let open = held.connection, !open.isClosed, opening || held.inTransaction {
+            if held.closed {
+                throw StateStoreError("\(name): the world is no longer kept here")
+            } else if opening, held.inTransaction {
+                throw StateStoreError("\(name): a hold is under way on this store already; give each provider a store of its own")
+            } else if let open = held.connection, !open.isClosed, opening || held.inTransaction {
                 connection = open
             } else if opening {
                 connection = try await PostgresStore.connect(address, logger: logger)
@@ -192,6 +206,11 @@ public final class PostgresWorldStore: SharedWorldStore {
             } else {
                 throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
             }
+            let watchdog = Task {
+                try await Task.sleep(for: Self.stepDeadline)
+                try await connection.close()
+            }
+            defer { watchdog.cancel() }
             return try await body(connection)
         } catch {
             let broken = holding.withLock { held in
@@ -208,6 +227,10 @@ public final class PostgresWorldStore: SharedWorldStore {
     private func leadingConnection() async throws -> PostgresConnection {
         if let open = leading.withLock({ $0 }), !open.isClosed { return open }
         let connection = try await PostgresStore.connect(address, logger: logger)
+        guard !holding.withLock({ $0.closed }) else {
+            try? await connection.close()
+            throw StateStoreError("\(name): the world is no longer kept here")
+        }
         leading.withLock { $0 = connection }
         return connection
     }

@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     var publicBaseURL: String?
     @Option(help: ArgumentHelp("Keep the world in this SQLite file: restored from it at start, every change saved in it before it is acknowledged. Without it, memory only.", valueName: "file"))
     var state: String?
-    @Option(help: ArgumentHelp("Keep the world in this PostgreSQL database, shared with every server started with the same URL (postgres://user:password@host:port/database, optionally ?sslmode=require). Not with --state.", valueName: "url"))
+    @Option(help: ArgumentHelp("Keep the world in this PostgreSQL database, shared with every server started with the same URL (postgres://user:password@host:port/database, optionally ?sslmode=require or verify-full). Not with --state.", valueName: "url"))
     var databaseURL: String?
     @Option(help: "Headless mode: approve every authorization as PERSONA, optionally PERSONA:share or PERSONA:hide.")
     var autoApprove: String?

@@ -198,3 +198,17 @@ def test_a_tenant_made_at_one_replica_is_served_by_every_replica_until_removed(d
         assert requests.get(f"{job_at_b}/auth/keys", timeout=10).status_code == 404
         wait_for(lambda: requests.get(f"{job_at_a}/auth/keys", timeout=10).status_code == 404, "A to drop the removed tenant")
         assert requests.get(f"{a}/__admin/tenants", timeout=10).json()["tenants"] == []
+
+
+def test_a_tenant_removed_and_made_again_starts_from_its_scenario_at_every_replica(database_url):
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        assert requests.post(f"{a}/__admin/tenants", json={"name": "job-b"}, timeout=10).status_code == 201
+        # Made at A a moment ago: B refuses the name whether or not it serves the tenant yet.
+        assert requests.post(f"{b}/__admin/tenants", json={"name": "job-b"}, timeout=10).status_code == 409
+        job_at_b = f"{b}/t/job-b"
+        assert "user" in sign_in(job_at_b, authorize_url(job_at_b), "jane")
+        assert "user" not in sign_in(job_at_b, authorize_url(job_at_b), "jane")
+        # Removed and made again at A before B follows: B's next request sees the new, empty world.
+        assert requests.delete(f"{a}/__admin/tenants/job-b", timeout=10).status_code == 200
+        assert requests.post(f"{a}/__admin/tenants", json={"name": "job-b"}, timeout=10).status_code == 201
+        assert "user" in sign_in(job_at_b, authorize_url(job_at_b), "jane")

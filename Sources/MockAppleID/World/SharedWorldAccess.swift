@@ -15,6 +15,9 @@ import Synchronization
 final class SharedWorldAccess: Sendable {
     /// One request's place in a hold; leave it once.
     final class Member: Sendable {
+        /// The hold the current task is in, if any: a hold asked for inside it is that one.
+        @TaskLocal static var current: Member?
+
         fileprivate let hold: HoldOutcome
         fileprivate let left = Atomic<Bool>(false)
         fileprivate init(hold: HoldOutcome) { self.hold = hold }
@@ -138,6 +141,13 @@ final class SharedWorldAccess: Sendable {
         } catch {
             failOpening(error)
             throw error
+        }
+        if changes.complete {
+            // What this copy queued is replaced by the store's world; writing it later would undo others' changes.
+            state.withLock { state in
+                state.rows = []
+                state.replacingAll = false
+            }
         }
         do throws(StateStoreError) { try catchUp(changes) } catch {
             _ = try? await store.release(writing: [], replacingAll: false)

@@ -283,9 +283,9 @@ public final class World: Sendable {
     /// (caught up first, and its changes written before this returns); otherwise simply runs it.
     /// Work that is not a request, such as scheduled work coming due, runs in one.
     public func hold<T: Sendable>(_ body: () -> T) async throws(StateStoreError) -> T {
-        guard let shared = guarded.withLock({ $0.shared }) else { return body() }
+        guard let shared = guarded.withLock({ $0.shared }), SharedWorldAccess.Member.current == nil else { return body() }
         let member = try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
-        let result = body()
+        let result = SharedWorldAccess.Member.$current.withValue(member) { body() }
         try await shared.leave(member)
         return result
     }
@@ -337,7 +337,8 @@ public final class World: Sendable {
     /// a shared world is held once more to write what is pending).
     public func waitUntilSaved() async throws(StateStoreError) {
         let (writer, shared) = guarded.withLock { ($0.writer, $0.shared) }
-        if shared != nil { _ = try await hold {} }
+        // Inside a hold, the hold's end is the save: waiting for it here would wait for ever.
+        if shared != nil, SharedWorldAccess.Member.current == nil { _ = try await hold {} }
         try await writer?.waitUntilSaved()
     }
 

@@ -11,6 +11,7 @@ struct StateSavedMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     let provider: AppleIDProvider
+    static let tenantsPath = AdminRoutes.prefix + "/tenants"
     /// The longest body read before a request of a shared world enters its hold.
     let maxBodySize: Int
 
@@ -19,6 +20,9 @@ struct StateSavedMiddleware: RouterMiddleware {
         var request = request
         var delay: DeferredDelay?
         if provider.world.isShared {
+            // Making or removing a tenant changes the store, not this world: it must not hold the world
+            // (and every other server) while it parses a scenario and writes the tenant down.
+            if request.uri.path.hasPrefix(Self.tenantsPath) { return try await next(request, context) }
             // The body is read first, and a fault's delay slept after the hold, so that neither a client
             // that sends slowly nor a slow endpoint holds the world (and every other server sharing it).
             _ = try await request.collectBody(upTo: maxBodySize)

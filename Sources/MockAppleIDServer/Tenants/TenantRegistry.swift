@@ -28,6 +28,9 @@ public final class TenantRegistry: Sendable {
     private let tenants = Mutex<[String: Tenant]>([:])
     /// Names being made or removed, so that two requests cannot race for one name.
     private let busyNames = Mutex<Set<String>>([])
+    /// Names a request asked for that the shared store did not hold, and when.
+    private let misses = Mutex<[String: ContinuousClock.Instant]>([:])
+    private static let missesKept = 1_000
     /// The server's own scenario, for tenants made without scenario text.
     let scenario: Scenario
     let configuration: ServerConfiguration
@@ -82,7 +85,12 @@ public final class TenantRegistry: Sendable {
     public func remove(_ name: String) async throws(TenantError) -> Bool {
         try reserve(name, creating: false)
         defer { release(name) }
-        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return false }
+        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else {
+            // With a shared store, another server may have made it and this one not served it yet.
+            guard let store, store.isShared, (try? await store.tenants())?.contains(where: { $0.name == name }) == true else { return false }
+            do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
+            return true
+        }
         tenant.services.cancel()
         // Its rows are about to be deleted; a write that failed no longer matters.
         try? await tenant.provider.stopKeepingState()
@@ -103,7 +111,11 @@ public final class TenantRegistry: Sendable {
                 throw .invalidScenario("tenant \(record.name) cannot be made again: \(error.description)")
             }
             do throws(StateStoreError) { try await store.keepWorld(of: provider, tenant: record.name) } catch {
-                throw .notSaved(error.message)
+                // Another server may have removed it meanwhile; following the store sorts that out.
+                guard store.isShared else { throw .notSaved(error.message) }
+                await store.forget(record.name)
+                logger.error("tenant \(record.name) cannot be served now: \(error.message)")
+                continue
             }
             start(provider, record)
         }
@@ -127,6 +139,9 @@ public final class TenantRegistry: Sendable {
                 logger.notice("tenants: \(error.message)")
                 continue
             }
+            // A tenant removed and made again (perhaps from another scenario) is served afresh.
+            let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
+            for record in remade { await drop(record.name, from: store) }
             for record in records where provider(record.name) == nil { await join(record, from: store) }
             let kept = Set(records.map(\.name))
             for name in served where !kept.contains(name) { await drop(name, from: store) }
@@ -137,7 +152,16 @@ public final class TenantRegistry: Sendable {
     /// server does not know yet); returns whether it serves it now.
     func join(_ name: String) async -> Bool {
         guard let store, store.isShared, (try? Self.check(name: name)) != nil else { return false }
-        guard let record = (try? await store.tenants())?.first(where: { $0.name == name }) else { return false }
+        // A name the store did not hold is not looked up again for a while: requests for unknown names
+        // cost the database one read per name and interval.
+        if let missed = misses.withLock({ $0[name] }), missed.duration(to: .now) < Self.followInterval { return false }
+        guard let record = (try? await store.tenants())?.first(where: { $0.name == name }) else {
+            misses.withLock { misses in
+                if misses.count >= Self.missesKept { misses.removeAll() }
+                misses[name] = .now
+            }
+            return false
+        }
         await join(record, from: store)
         return provider(name) != nil
     }
