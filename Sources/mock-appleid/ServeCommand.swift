@@ -49,10 +49,20 @@ struct ServeCommand: AsyncParsableCommand {
         let provider: AppleIDProvider
         do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
         if state != nil, databaseURL != nil { throw ValidationError("--state and --database-url cannot be used together: a world is kept in one place") }
-        let stateFile: (file: SQLiteStateFile, restored: Bool)?
-        if let state { stateFile = try await keepState(of: provider, in: state) } else { stateFile = nil }
+        let stateFile: (store: SQLiteStateFile, restored: Bool)?
+        if let state {
+            stateFile = try await keep(provider, flag: "--state", open: { () throws(StateStoreError) in try await SQLiteStateFile.open(path: state) },
+                                       attach: { file throws(StateStoreError) in try await provider.keepState(in: file) }, close: { await $0.close() })
+        } else {
+            stateFile = nil
+        }
         let database: (store: PostgresStore, restored: Bool)?
-        if let databaseURL { database = try await shareState(of: provider, in: databaseURL) } else { database = nil }
+        if let databaseURL {
+            database = try await keep(provider, flag: "--database-url", open: { () throws(StateStoreError) in try await PostgresStore.open(url: databaseURL) },
+                                      attach: { store throws(StateStoreError) in try await provider.shareState(in: store.world) }, close: { await $0.close() })
+        } else {
+            database = nil
+        }
         if let autoApprove {
             let parts = autoApprove.split(separator: ":", maxSplits: 1).map(String.init)
             let choice = try parts.count > 1 ? EmailChoice(rawValue: parts[1]).orThrow(ValidationError("--auto-approve choice must be share or hide")) : nil
@@ -85,71 +95,54 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.relayForward = upstream
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
-        let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.file ?? database?.store) { running in
+        let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
                                        adminTokenRequired: adminToken != nil,
-                                       stateFile: stateFile.map { (state ?? "", $0.restored) },
+                                       stateFile: stateFile.map { ($0.store.name, $0.restored) },
                                        sharedStore: database.map { ($0.store.name, $0.restored) }).text
             FileHandle.standardOutput.write(Data((banner + "\n").utf8))
         }
+        // The one store the world is kept in, if any: closed at the end.
+        let kept: KeptStore? = stateFile.map { file in ("--state", { await file.store.close() }) }
+            ?? database.map { database in ("--database-url", { await database.store.close() }) }
         do {
             try await server.makeServiceGroup(handlesSignals: true).run()
         } catch {
-            try? await closeState(of: provider, stateFile?.file)
-            try? await closeDatabase(of: provider, database?.store)
+            try? await release(provider, kept)
             throw error
         }
-        try await closeState(of: provider, stateFile?.file)
-        try await closeDatabase(of: provider, database?.store)
+        try await release(provider, kept)
     }
 
-    /// Connects to the database and joins the world it holds (or saves the scenario's start in it).
-    private func shareState(of provider: AppleIDProvider, in url: String) async throws -> (store: PostgresStore, restored: Bool) {
+    /// A store the world is kept in: the flag that named it, and how to close it.
+    private typealias KeptStore = (flag: String, close: @Sendable () async -> Void)
+
+    /// Opens the store `flag` names and keeps the world in it: restored from it, or the scenario's start
+    /// saved in a new one. Returns the store and whether it held a world; errors name the flag.
+    private func keep<Store>(_ provider: AppleIDProvider, flag: String, open: () async throws(StateStoreError) -> Store,
+                             attach: (Store) async throws(StateStoreError) -> Bool,
+                             close: (Store) async -> Void) async throws -> (store: Store, restored: Bool) {
         do throws(StateStoreError) {
-            let store = try await PostgresStore.open(url: url)
+            let store = try await open()
             do throws(StateStoreError) {
-                return (store, try await provider.shareState(in: store.world))
+                return (store, try await attach(store))
             } catch {
-                await store.close()
+                await close(store)
                 throw error
             }
         } catch {
-            throw CommandError("--database-url: \(error.message)")
+            throw CommandError("\(flag): \(error.message)")
         }
     }
 
-    /// Writes what is pending and closes the database's connections.
-    private func closeDatabase(of provider: AppleIDProvider, _ store: PostgresStore?) async throws {
-        guard let store else { return }
+    /// Saves what is pending and closes the store the world is kept in (nothing when it is in memory
+    /// only); a write that failed is an error (exit 1).
+    private func release(_ provider: AppleIDProvider, _ kept: KeptStore?) async throws {
+        guard let kept else { return }
         var failure: StateStoreError?
         do throws(StateStoreError) { try await provider.stopKeepingState() } catch { failure = error }
-        await store.close()
-        if let failure { throw CommandError("--database-url: the last changes were not saved: \(failure.message)") }
-    }
-
-    /// Opens the state file and restores the world from it (or saves the scenario's start in a new one).
-    private func keepState(of provider: AppleIDProvider, in path: String) async throws -> (file: SQLiteStateFile, restored: Bool) {
-        do throws(StateStoreError) {
-            let file = try await SQLiteStateFile.open(path: path)
-            do throws(StateStoreError) {
-                return (file, try await provider.keepState(in: file))
-            } catch {
-                await file.close()
-                throw error
-            }
-        } catch {
-            throw CommandError("--state: \(error.message)")
-        }
-    }
-
-    /// Saves what is pending and closes the state file; a write that failed is an error (exit 1).
-    private func closeState(of provider: AppleIDProvider, _ file: SQLiteStateFile?) async throws {
-        guard let file else { return }
-        do throws(StateStoreError) { try await provider.stopKeepingState() } catch {
-            await file.close()
-            throw CommandError("--state: the last changes were not saved: \(error.message)")
-        }
-        await file.close()
+        await kept.close()
+        if let failure { throw CommandError("\(kept.flag): the last changes were not saved: \(failure.message)") }
     }
 
     private func connectionLimits() throws -> ConnectionLimits {

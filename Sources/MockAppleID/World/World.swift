@@ -236,6 +236,11 @@ public final class World: Sendable {
         return held
     }
 
+    /// A place in a hold of the shared world, caught up first when the hold is new.
+    private func enter(_ shared: SharedWorldAccess) async throws(StateStoreError) -> SharedWorldAccess.Member {
+        try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
+    }
+
     /// Applies what other servers wrote since this copy last caught up; a complete set replaces the
     /// state (an empty one is a new store, which gets this world).
     private func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
@@ -284,7 +289,7 @@ public final class World: Sendable {
     /// Work that is not a request, such as scheduled work coming due, runs in one.
     public func hold<T: Sendable>(_ body: () -> T) async throws(StateStoreError) -> T {
         guard let shared = guarded.withLock({ $0.shared }), SharedWorldAccess.Member.current == nil else { return body() }
-        let member = try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
+        let member = try await enter(shared)
         let result = SharedWorldAccess.Member.$current.withValue(member) { body() }
         try await shared.leave(member)
         return result
@@ -306,8 +311,7 @@ public final class World: Sendable {
     public func beginRequest() async throws(StateStoreError) -> SaveTicket {
         let (writer, shared) = guarded.withLock { ($0.writer, $0.shared) }
         if let shared {
-            let member = try await shared.enter { changes throws(StateStoreError) in try catchUp(changes, storeName: shared.store.name) }
-            return SaveTicket(kept: .shared(shared, member))
+            return SaveTicket(kept: .shared(shared, try await enter(shared)))
         }
         guard let writer else { return SaveTicket(kept: .memory) }
         writer.requestStarted()

@@ -67,8 +67,7 @@ public final class TenantRegistry: Sendable {
         if let store {
             do throws(StateStoreError) { try await store.addTenant(record) } catch {
                 // With a shared store, another server may have made it meanwhile: then it is not ours to remove.
-                let madeElsewhere = store.isShared ? (try? await store.tenants())?.contains { $0.name == record.name } == true : false
-                throw madeElsewhere ? .exists(record.name) : .notSaved(error.message)
+                throw await sharedRecord(named: record.name) != nil ? .exists(record.name) : .notSaved(error.message)
             }
             do throws(StateStoreError) { try await store.keepWorld(of: provider, tenant: record.name) } catch {
                 try? await provider.stopKeepingState()
@@ -87,7 +86,7 @@ public final class TenantRegistry: Sendable {
         defer { release(name) }
         guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else {
             // With a shared store, another server may have made it and this one not served it yet.
-            guard let store, store.isShared, (try? await store.tenants())?.contains(where: { $0.name == name }) == true else { return false }
+            guard let store, await sharedRecord(named: name) != nil else { return false }
             do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
             return true
         }
@@ -155,7 +154,7 @@ public final class TenantRegistry: Sendable {
         // A name the store did not hold is not looked up again for a while: requests for unknown names
         // cost the database one read per name and interval.
         if let missed = misses.withLock({ $0[name] }), missed.duration(to: .now) < Self.followInterval { return false }
-        guard let record = (try? await store.tenants())?.first(where: { $0.name == name }) else {
+        guard let record = await sharedRecord(named: name) else {
             misses.withLock { misses in
                 if misses.count >= Self.missesKept { misses.removeAll() }
                 misses[name] = .now
@@ -179,6 +178,12 @@ public final class TenantRegistry: Sendable {
             await store.forget(record.name)
             logger.error("tenant \(record.name), made by another server, cannot be served here: \(error)")
         }
+    }
+
+    /// Tenant `name` as a store other servers share holds it (nil without one, or when it cannot be read).
+    private func sharedRecord(named name: String) async -> TenantRecord? {
+        guard let store, store.isShared else { return nil }
+        return (try? await store.tenants())?.first { $0.name == name }
     }
 
     /// Stops serving a tenant another server removed (its world is gone from the store).
