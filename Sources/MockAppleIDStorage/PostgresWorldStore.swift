@@ -59,8 +59,10 @@ public final class PostgresWorldStore: SharedWorldStore {
                 "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
             ).decode((String, Int64, Int64, String).self).first { _ in true }
             guard let (owner, current, removalsKeptAfter, generation) = world else {
-                // Only the first hold makes the world: one that held it before finds it removed.
-                if !tenant.isEmpty || holding.withLock({ $0.generation != nil }) {
+                // Only this store's first hold makes the world. One that held it before finds it removed, even
+                // when a tenant of the same name is being made again (its maker makes the new world).
+                guard holding.withLock({ $0.generation == nil }) else { throw StateStoreError("\(name): the world was removed") }
+                if !tenant.isEmpty {
                     let kept = try await connection.query("SELECT 1 FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
                         .decode(Int.self).first { _ in true }
                     guard kept != nil else { throw StateStoreError("\(name): tenant \(tenant) was removed") }
