@@ -45,7 +45,7 @@ public final class PostgresStore: TenantStore {
     public var isShared: Bool { true }
 
     public func tenants() async throws(StateStoreError) -> [TenantRecord] {
-        try await withConnection("cannot be read") { connection in
+        try await withConnection("cannot be read") { [self] connection in
             var records: [TenantRecord] = []
             for try await (tenant, record) in try await connection.query(
                 "SELECT name, record FROM mock_appleid_tenants ORDER BY added", logger: logger).decode((String, String).self) {
@@ -63,7 +63,7 @@ public final class PostgresStore: TenantStore {
         do { record = String(decoding: try JSONEncoder().encode(tenant), as: UTF8.self) } catch {
             throw StateStoreError("\(name): tenant \(tenant.name) cannot be encoded: \(error)")
         }
-        try await withConnection("cannot be written") { connection in
+        try await withConnection("cannot be written") { [self] connection in
             let added = try await connection.query("""
                 INSERT INTO mock_appleid_tenants (name, record) VALUES (\(tenant.name), \(record)) ON CONFLICT (name) DO NOTHING RETURNING 1
                 """, logger: logger).decode(Int.self).first { _ in true }
@@ -77,7 +77,7 @@ public final class PostgresStore: TenantStore {
 
     public func removeTenant(named tenant: String) async throws(StateStoreError) {
         await forget(tenant)
-        try await withConnection("cannot be written") { connection in
+        try await withConnection("cannot be written") { [self] connection in
             // Under the tenant's world lock, so no server is holding it meanwhile.
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
@@ -96,13 +96,14 @@ public final class PostgresStore: TenantStore {
     }
 
     /// Runs `body` on a connection of its own, closed afterwards; errors name the database.
-    private func withConnection<T>(_ doing: String, _ body: (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
+    private func withConnection<T: Sendable>(_ doing: String,
+                                             _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
         let connection: PostgresConnection
         do { connection = try await Self.connect(address, logger: logger) } catch {
             throw StateStoreError("\(name): cannot be reached: \(Self.describe(error))")
         }
         do {
-            let result = try await body(connection)
+            let result = try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, on: connection) { try await body(connection) }
             try? await connection.close()
             return result
         } catch {
@@ -115,7 +116,7 @@ public final class PostgresStore: TenantStore {
     /// Makes the tables (one server at a time: concurrent `CREATE … IF NOT EXISTS` can collide) and
     /// checks their format.
     private func prepare() async throws(StateStoreError) {
-        try await withConnection("its tables cannot be made") { connection in
+        try await withConnection("its tables cannot be made") { [self] connection in
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid schema'))", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS mock_appleid_format (format integer NOT NULL)", logger: logger)
@@ -147,7 +148,7 @@ public final class PostgresStore: TenantStore {
     }
 
     static func connect(_ address: PostgresAddress, logger: Logger) async throws -> PostgresConnection {
-        try await PostgresConnection.connect(configuration: address.configuration, id: 1, logger: logger)
+        try await DatabaseStep.connect(address.configuration, logger: logger)
     }
 
     /// What went wrong, from PostgreSQL's own message when it sent one (PostgresNIO's description

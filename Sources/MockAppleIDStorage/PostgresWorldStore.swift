@@ -49,7 +49,7 @@ public final class PostgresWorldStore: SharedWorldStore {
     }
 
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
-        try await inTransaction("cannot be read", opening: true) { connection in
+        try await inTransaction("cannot be read", opening: true) { [self] connection in
             // Read committed, whatever the server's default: each statement then sees what committed before it
             // started, so the reads after the lock see the last holder's writes.
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
@@ -101,13 +101,13 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64 {
         let held = holding.withLock { $0.version }
         guard !changes.isEmpty || replacingAll else {
-            _ = try await inTransaction("cannot be written", opening: false) { connection in try await connection.query("COMMIT", logger: logger) }
+            _ = try await inTransaction("cannot be written", opening: false) { [self] connection in try await connection.query("COMMIT", logger: logger) }
             holding.withLock { $0.inTransaction = false }
             return held
         }
         let version = held + 1
         let purge = version % Self.removalsKept == 0
-        try await inTransaction("cannot be written", opening: false) { connection in
+        try await inTransaction("cannot be written", opening: false) { [self] connection in
             if replacingAll {
                 try await connection.query(
                     "UPDATE mock_appleid_rows SET value = NULL, version = \(version) WHERE tenant = \(tenant) AND value IS NOT NULL",
@@ -148,12 +148,16 @@ public final class PostgresWorldStore: SharedWorldStore {
         while !Task.isCancelled, !holding.withLock({ $0.closed }) {
             do {
                 let connection = try await leadingConnection()
-                let won = try await connection.query(
-                    "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
-                ).decode(Bool.self).first { _ in true }
+                let (tenant, logger) = (tenant, logger)
+                let won = try await DatabaseStep.run(within: Self.stepDeadline, on: connection) {
+                    try await connection.query(
+                        "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
+                    ).decode(Bool.self).first { _ in true }
+                }
                 if won == true { return }
             } catch {
                 await dropLeadingConnection()
+                if Task.isCancelled { return }
                 logger.notice("\(name): cannot try to lead: \(PostgresStore.describe(error))")
             }
             do { try await Task.sleep(for: Self.leadRetry) } catch { return }
@@ -163,7 +167,8 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func stillLeading() async -> Bool {
         guard let connection = leading.withLock({ $0 }) else { return false }
         do {
-            try await connection.query("SELECT 1", logger: logger)
+            let logger = logger
+            try await DatabaseStep.run(within: Self.stepDeadline, on: connection) { _ = try await connection.query("SELECT 1", logger: logger) }
             return true
         } catch {
             await dropLeadingConnection()
@@ -192,7 +197,8 @@ public final class PostgresWorldStore: SharedWorldStore {
     /// connection whose transaction the hold opened, which must still be there (a write on another would
     /// be made without the lock). On failure the transaction is rolled back by closing the connection,
     /// and the error names the store.
-    private func inTransaction<T>(_ doing: String, opening: Bool, _ body: (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
+    private func inTransaction<T: Sendable>(_ doing: String, opening: Bool,
+                                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
         do {
             let held = holding.withLock { $0 }
             let connection: PostgresConnection
@@ -204,16 +210,18 @@ public final class PostgresWorldStore: SharedWorldStore {
                 connection = open
             } else if opening {
                 connection = try await PostgresStore.connect(address, logger: logger)
-                holding.withLock { $0.connection = connection }
+                let kept = holding.withLock { held in
+                    if !held.closed { held.connection = connection }
+                    return !held.closed
+                }
+                guard kept else {
+                    try? await connection.close()
+                    throw StateStoreError("\(name): the world is no longer kept here")
+                }
             } else {
                 throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
             }
-            let watchdog = Task {
-                try await Task.sleep(for: Self.stepDeadline)
-                try await connection.close()
-            }
-            defer { watchdog.cancel() }
-            return try await body(connection)
+            return try await DatabaseStep.run(within: Self.stepDeadline, on: connection) { try await body(connection) }
         } catch {
             let broken = holding.withLock { held in
                 held.inTransaction = false
@@ -229,11 +237,12 @@ public final class PostgresWorldStore: SharedWorldStore {
     private func leadingConnection() async throws -> PostgresConnection {
         if let open = leading.withLock({ $0 }), !open.isClosed { return open }
         let connection = try await PostgresStore.connect(address, logger: logger)
+        // Stored first, then checked: either this or a concurrent close() takes it back and closes it.
+        leading.withLock { $0 = connection }
         guard !holding.withLock({ $0.closed }) else {
-            try? await connection.close()
+            await dropLeadingConnection()
             throw StateStoreError("\(name): the world is no longer kept here")
         }
-        leading.withLock { $0 = connection }
         return connection
     }
 

@@ -78,7 +78,8 @@ def serving(*arguments, killed_by_test: bool = False):
         else:
             process.send_signal(signal.SIGINT)
             try:
-                assert process.wait(timeout=30) == 0, "mock-appleid did not exit cleanly on SIGINT"
+                assert process.wait(timeout=30) == 0, \
+                    f"mock-appleid did not exit cleanly on SIGINT; log: {pathlib.Path(log.name).read_text()[-4000:]}"
             finally:
                 if process.poll() is None:
                     process.kill()

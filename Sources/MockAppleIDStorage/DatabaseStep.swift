@@ -1,0 +1,109 @@
+import PostgresNIO
+import Synchronization
+
+/// One step on a PostgreSQL connection (a query, or a few in a row) that cannot hold its caller up:
+/// the caller goes on when the step ends, when `deadline` passes, or when the caller's task is
+/// cancelled, whichever comes first. In the last two cases the connection is closed (an open
+/// transaction on it is rolled back, or, if its commit was already on the way, committed) and the step
+/// is left to end on its own.
+///
+/// PostgresNIO does not bound this itself: a query written to a connection that has just closed (by
+/// the server, by the network, or by a connect the caller's cancellation cut short) may never be
+/// answered, and closing that connection again does not end the wait.
+enum DatabaseStep {
+    /// The step did not end within its deadline; the connection was closed.
+    struct TimedOut: Error, CustomStringConvertible {
+        let deadline: Duration
+        var description: String { "the database did not answer within \(deadline.components.seconds) s" }
+    }
+
+    /// Runs `operation` (which uses `connection`) within `deadline`; throws what it throws,
+    /// ``TimedOut``, or `CancellationError` when the caller's task is cancelled first.
+    static func run<T: Sendable>(within deadline: Duration, on connection: PostgresConnection,
+                                 _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await run(within: deadline, abandoning: { try? await connection.close() }, operation)
+    }
+
+    /// Runs `operation` within `deadline`; when the deadline passes or the caller's task is cancelled
+    /// first, calls `abandon` (which must make the operation's work void) and throws ``TimedOut`` or
+    /// `CancellationError` without waiting for the operation to end.
+    static func run<T: Sendable>(within deadline: Duration, abandoning abandon: @escaping @Sendable () async -> Void,
+                                 _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let race = Race<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard race.wait(with: continuation) else { return }
+                let work = Task {
+                    do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try await Task.sleep(for: deadline)
+                    if race.finish(.failure(TimedOut(deadline: deadline))) {
+                        work.cancel()
+                        await abandon()
+                    }
+                }
+                race.whenFinished { timer.cancel() }
+            }
+        } onCancel: {
+            if race.finish(.failure(CancellationError())) {
+                Task { await abandon() }
+            }
+        }
+    }
+
+    /// Opens a connection, within the configuration's connect timeout. The caller's cancellation does
+    /// not cut the handshake short: PostgresNIO may then hand back a connection it closed.
+    static func connect(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> PostgresConnection {
+        try await Task { try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger) }.value
+    }
+
+    /// Whichever of the step's end, its deadline and its caller's cancellation comes first.
+    private final class Race<T: Sendable>: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<T, any Error>?
+            var result: Result<T, any Error>?
+            var finished = false
+            var onFinish: (@Sendable () -> Void)?
+        }
+        private let state = Mutex(State())
+
+        /// Waits for the race's end; returns false when it is over already (the continuation is resumed).
+        func wait(with continuation: CheckedContinuation<T, any Error>) -> Bool {
+            let result = state.withLock { state in
+                if state.result == nil { state.continuation = continuation }
+                return state.result
+            }
+            guard let result else { return true }
+            continuation.resume(with: result)
+            return false
+        }
+
+        /// Runs `action` once the race is over (at once when it is already).
+        func whenFinished(_ action: @escaping @Sendable () -> Void) {
+            let over = state.withLock { state in
+                if !state.finished { state.onFinish = action }
+                return state.finished
+            }
+            if over { action() }
+        }
+
+        /// Ends the race with `result` unless it ended already; returns whether this ended it.
+        @discardableResult
+        func finish(_ result: Result<T, any Error>) -> Bool {
+            let (won, continuation, onFinish) = state.withLock { state in
+                guard !state.finished else { return (false, nil as CheckedContinuation<T, any Error>?, nil as (@Sendable () -> Void)?) }
+                state.finished = true
+                defer {
+                    state.continuation = nil
+                    state.onFinish = nil
+                }
+                if state.continuation == nil { state.result = result }
+                return (true, state.continuation, state.onFinish)
+            }
+            continuation?.resume(with: result)
+            onFinish?()
+            return won
+        }
+    }
+}

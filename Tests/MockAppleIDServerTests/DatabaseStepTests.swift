@@ -1,0 +1,67 @@
+@testable import MockAppleIDStorage
+import Synchronization
+import Testing
+
+/// A database step never holds its caller up: it ends with its operation, at its deadline, or when
+/// its caller is cancelled, even when the operation itself would never end (as a PostgresNIO query
+/// written to a connection that just closed).
+@Suite("database steps")
+struct DatabaseStepTests {
+    /// An operation that ignores cancellation and ends only once abandoned (its connection closed).
+    final class Stuck: Sendable {
+        private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, abandoned: Bool)>((nil, false))
+
+        var abandoned: Bool { state.withLock { $0.abandoned } }
+
+        func operation() async -> Int {
+            await withCheckedContinuation { continuation in
+                let abandoned = state.withLock { state in
+                    if !state.abandoned { state.waiting = continuation }
+                    return state.abandoned
+                }
+                if abandoned { continuation.resume() }
+            }
+            return 1
+        }
+
+        func abandon() {
+            state.withLock { state in
+                state.abandoned = true
+                defer { state.waiting = nil }
+                return state.waiting
+            }?.resume()
+        }
+    }
+
+    struct Refused: Error {}
+
+    @Test func anOperationThatEndsGivesItsValueOrItsError() async throws {
+        let stuck = Stuck()
+        let value = try await DatabaseStep.run(within: .seconds(60), abandoning: { stuck.abandon() }) { 42 }
+        #expect(value == 42)
+        await #expect(throws: Refused.self) {
+            try await DatabaseStep.run(within: .seconds(60), abandoning: { stuck.abandon() }) { () throws -> Int in throw Refused() }
+        }
+        #expect(!stuck.abandoned)
+    }
+
+    @Test func anOperationThatNeverEndsIsAbandonedAtTheDeadline() async {
+        let stuck = Stuck()
+        await #expect(throws: DatabaseStep.TimedOut.self) {
+            try await DatabaseStep.run(within: .milliseconds(50), abandoning: { stuck.abandon() }) { await stuck.operation() }
+        }
+        #expect(stuck.abandoned)
+    }
+
+    @Test func aCancelledCallerStopsWaitingAtOnce() async {
+        let stuck = Stuck()
+        let caller = Task {
+            try await DatabaseStep.run(within: .seconds(3600), abandoning: { stuck.abandon() }) { await stuck.operation() }
+        }
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !stuck.abandoned, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(stuck.abandoned)
+    }
+}
