@@ -38,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         // The shared store (`serve --database-url`): several servers keep one world in PostgreSQL.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The button images: zlib (Hummingbird's author's binding over ByteBuffer) deflates their PNGs and
+        // inflates the label masters they are drawn from.
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // Apple's protocol, keys, JWS, grants, personas/teams/apps and the scenario model. No HTTP.
@@ -75,6 +78,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // Where a world is kept between runs: the SQLite state file, or PostgreSQL shared by several servers.
