@@ -2,10 +2,11 @@ import PostgresNIO
 import Synchronization
 
 /// One step on a PostgreSQL connection (a query, or a few in a row) that cannot hold its caller up:
-/// the caller goes on when the step ends, when `deadline` passes, or when the caller's task is
-/// cancelled, whichever comes first. In the last two cases the connection is closed (an open
-/// transaction on it is rolled back, or, if its commit was already on the way, committed) and the step
-/// is left to end on its own.
+/// the caller goes on when the step ends, when `deadline` passes, or (for a `cancellable` step) when the
+/// caller's task is cancelled, whichever comes first. In the last two cases the connection is closed (an
+/// open transaction on it is rolled back, or, if its commit was already on the way, committed) and the
+/// step is left to end on its own. A hold's steps are not cancellable: a hold is shared by requests, and
+/// its write must not be dropped because the task that happens to run it is being cancelled.
 ///
 /// PostgresNIO does not bound this itself: a query written to a connection that has just closed (by
 /// the server, by the network, or by a connect the caller's cancellation cut short) may never be
@@ -18,33 +19,33 @@ enum DatabaseStep {
     }
 
     /// Runs `operation` (which uses `connection`) within `deadline`; throws what it throws,
-    /// ``TimedOut``, or `CancellationError` when the caller's task is cancelled first.
-    static func run<T: Sendable>(within deadline: Duration, on connection: PostgresConnection,
+    /// ``TimedOut``, or, when `cancellable` and the caller's task is cancelled first, `CancellationError`.
+    static func run<T: Sendable>(within deadline: Duration, cancellable: Bool = false, on connection: PostgresConnection,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await run(within: deadline, abandoning: { try? await connection.close() }, operation)
+        try await run(within: deadline, cancellable: cancellable, abandoning: { try? await connection.close() }, operation)
     }
 
-    /// Runs `operation` within `deadline`; when the deadline passes or the caller's task is cancelled
-    /// first, calls `abandon` (which must make the operation's work void) and throws ``TimedOut`` or
-    /// `CancellationError` without waiting for the operation to end.
-    static func run<T: Sendable>(within deadline: Duration, abandoning abandon: @escaping @Sendable () async -> Void,
+    /// Runs `operation` within `deadline`; when the deadline passes or (`cancellable`) the caller's task
+    /// is cancelled first, cancels the operation's task, calls `abandon` (which must make the operation's
+    /// work void) and throws ``TimedOut`` or `CancellationError` without waiting for the operation to end.
+    static func run<T: Sendable>(within deadline: Duration, cancellable: Bool = false,
+                                 abandoning abandon: @escaping @Sendable () async -> Void,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let race = Race<T>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard race.wait(with: continuation) else { return }
-                let work = Task {
-                    do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
-                }
-                let timer = Task {
-                    try await Task.sleep(for: deadline)
-                    if race.finish(.failure(TimedOut(deadline: deadline))) {
-                        work.cancel()
-                        await abandon()
-                    }
-                }
-                race.whenFinished { timer.cancel() }
+        let waiting = { (continuation: CheckedContinuation<T, any Error>) in
+            guard race.wait(with: continuation) else { return }
+            let work = Task {
+                do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
             }
+            let timer = Task {
+                try await Task.sleep(for: deadline)
+                if race.finish(.failure(TimedOut(deadline: deadline))) { await abandon() }
+            }
+            race.whenFinished { timer.cancel(); work.cancel() }
+        }
+        guard cancellable else { return try await withCheckedThrowingContinuation(waiting) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation(waiting)
         } onCancel: {
             if race.finish(.failure(CancellationError())) {
                 Task { await abandon() }

@@ -53,7 +53,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             // Read committed, whatever the server's default: each statement then sees what committed before it
             // started, so the reads after the lock see the last holder's writes.
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
-            holding.withLock { $0.inTransaction = true }
+            updateHolding(on: connection) { $0.inTransaction = true }
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
             let world = try await connection.query(
                 "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
@@ -71,17 +71,20 @@ public final class PostgresWorldStore: SharedWorldStore {
                     INSERT INTO mock_appleid_worlds (tenant, scenario, version, removals_kept_after) VALUES (\(tenant), \(scenario), 0, 0)
                     RETURNING generation
                     """, logger: logger).decode(String.self).first { _ in true }
-                holding.withLock { $0.generation = generation }
-                setHeldVersion(0)
+                updateHolding(on: connection) { held in
+                    held.generation = generation
+                    held.version = 0
+                }
                 return SharedChanges(rows: [], version: 0, complete: true)
             }
             guard owner == scenario else {
                 throw StateStoreError("\(name): holds the world of scenario \"\(owner.prefix(200))\", not \"\(scenario.prefix(200))\"; start with that scenario, or use another database")
             }
-            setHeldVersion(current)
-            let sameWorld = holding.withLock { held in
-                defer { held.generation = generation }
-                return held.generation == generation
+            var sameWorld = false
+            updateHolding(on: connection) { held in
+                held.version = current
+                sameWorld = held.generation == generation
+                held.generation = generation
             }
             if version == current, sameWorld { return SharedChanges(rows: [], version: current, complete: false) }
             let complete = version < 0 || version < removalsKeptAfter || version > current || !sameWorld
@@ -149,7 +152,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             do {
                 let connection = try await leadingConnection()
                 let (tenant, logger) = (tenant, logger)
-                let won = try await DatabaseStep.run(within: Self.stepDeadline, on: connection) {
+                let won = try await DatabaseStep.run(within: Self.stepDeadline, cancellable: true, on: connection) {
                     try await connection.query(
                         "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
                     ).decode(Bool.self).first { _ in true }
@@ -168,7 +171,9 @@ public final class PostgresWorldStore: SharedWorldStore {
         guard let connection = leading.withLock({ $0 }) else { return false }
         do {
             let logger = logger
-            try await DatabaseStep.run(within: Self.stepDeadline, on: connection) { _ = try await connection.query("SELECT 1", logger: logger) }
+            try await DatabaseStep.run(within: Self.stepDeadline, cancellable: true, on: connection) {
+                _ = try await connection.query("SELECT 1", logger: logger)
+            }
             return true
         } catch {
             await dropLeadingConnection()
@@ -191,7 +196,13 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     // MARK: Connections
 
-    private func setHeldVersion(_ version: Int64) { holding.withLock { $0.version = version } }
+    /// Changes what the open hold took, unless `connection` is no longer the holds' connection (its step
+    /// was abandoned at its deadline, and what it read must not count).
+    private func updateHolding(on connection: PostgresConnection, _ change: (inout Holding) -> Void) {
+        holding.withLock { held in
+            if held.connection === connection { change(&held) }
+        }
+    }
 
     /// Runs `body` on the holds' connection: when `opening` a hold, opened when missing; otherwise the
     /// connection whose transaction the hold opened, which must still be there (a write on another would

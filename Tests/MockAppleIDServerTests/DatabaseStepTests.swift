@@ -12,6 +12,14 @@ struct DatabaseStepTests {
         private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, abandoned: Bool)>((nil, false))
 
         var abandoned: Bool { state.withLock { $0.abandoned } }
+        /// The operation has started and is waiting.
+        var waiting: Bool { state.withLock { $0.waiting != nil } }
+
+        /// Waits (polling, with a deadline) until `condition` holds.
+        func poll(_ condition: () -> Bool) async {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition(), ContinuousClock.now < deadline { await Task.yield() }
+        }
 
         func operation() async -> Int {
             await withCheckedContinuation { continuation in
@@ -53,15 +61,27 @@ struct DatabaseStepTests {
         #expect(stuck.abandoned)
     }
 
-    @Test func aCancelledCallerStopsWaitingAtOnce() async {
+    @Test func aCancelledCallerOfACancellableStepStopsWaitingAtOnce() async {
         let stuck = Stuck()
         let caller = Task {
-            try await DatabaseStep.run(within: .seconds(3600), abandoning: { stuck.abandon() }) { await stuck.operation() }
+            try await DatabaseStep.run(within: .seconds(3600), cancellable: true, abandoning: { stuck.abandon() }) { await stuck.operation() }
         }
+        await stuck.poll { stuck.waiting }
+        #expect(stuck.waiting)
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !stuck.abandoned, ContinuousClock.now < deadline { await Task.yield() }
+        await stuck.poll { stuck.abandoned }
         #expect(stuck.abandoned)
+    }
+
+    @Test func aStepThatIsNotCancellableEndsWithItsOperationWhateverItsCallerDoes() async throws {
+        let stuck = Stuck()
+        let caller = Task {
+            try await DatabaseStep.run(within: .seconds(3600), abandoning: { preconditionFailure("abandoned") }) { await stuck.operation() }
+        }
+        await stuck.poll { stuck.waiting }
+        caller.cancel()
+        stuck.abandon()  // here: the operation ends on its own
+        #expect(try await caller.value == 1)
     }
 }
