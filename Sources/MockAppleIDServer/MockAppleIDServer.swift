@@ -60,7 +60,7 @@ public struct MockAppleIDServer: Service {
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
         AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: recording)
-        ButtonRoutes().register(on: recording)
+        CDNRoutes().register(on: recording)
         return router
     }
 

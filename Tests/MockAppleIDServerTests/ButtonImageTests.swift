@@ -1,3 +1,4 @@
+import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -54,7 +55,7 @@ struct ButtonImageTests {
                 #expect(Self.size(png) == (600, 132))
                 return (png, try #require(response.headers[.eTag]))
             }
-            try await client.execute(uri: ButtonRoutes.cdnPrefix + uri, method: .get) { response in
+            try await client.execute(uri: CDNRoutes.cdnPrefix + uri, method: .get) { response in
                 #expect(Array(response.body.readableBytesView) == first.0)
             }
             try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: first.1]) { response in
@@ -89,6 +90,63 @@ struct ButtonImageTests {
         // Ink across the middle of the button, and none near its ends.
         #expect(row[20..<180].filter { $0 > 128 }.count > 20)
         #expect(row[0..<10].allSatisfy { $0 == 0 } && row[190..<200].allSatisfy { $0 == 0 })
+    }
+
+    @Test("the PNG's chunks: IHDR for 8-bit RGBA, CRCs over type and data, one IDAT that inflates to Sub-filtered rows of the image")
+    func pngStructure() throws {
+        let spec = try #require(ButtonSpec(.centered, query: [("width", "150"), ("scale", "2")]))
+        let pixels = ButtonRenderer.pixels(spec)
+        var png = try PNGEncoder.encode(rgba: pixels, width: 300, height: 60)
+        let signature = png.readBytes(length: 8)
+        #expect(signature == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var chunks: [(type: String, data: ByteBuffer)] = []
+        while png.readableBytes >= 12 {
+            let length = Int(png.readInteger(as: UInt32.self) ?? 0)
+            let typeAndData = try #require(png.getSlice(at: png.readerIndex, length: 4 + length))
+            let type = png.readString(length: 4) ?? ""
+            let data = png.readSlice(length: length) ?? ByteBuffer()
+            let crc = png.readInteger(as: UInt32.self)
+            #expect(crc == CRC32.checksum(typeAndData.readableBytesView), "\(type)'s CRC")
+            chunks.append((type, data))
+        }
+        #expect(png.readableBytes == 0)
+        #expect(chunks.map(\.type) == ["IHDR", "IDAT", "IEND"])
+        #expect(Array(chunks[0].data.readableBytesView) == [0, 0, 1, 44, 0, 0, 0, 60, 8, 6, 0, 0, 0])
+        var deflated = chunks[1].data
+        var rows = ByteBuffer()
+        rows.reserveCapacity(61 * 300 * 4)
+        try CompressionAlgorithm.zlib().decompressor.inflate(from: &deflated, to: &rows)
+        let bytes = Array(rows.readableBytesView)
+        #expect(bytes.count == 60 * (1 + 300 * 4))
+        var decoded: [UInt8] = []
+        for row in 0..<60 {
+            let start = row * (1 + 1200)
+            #expect(bytes[start] == 1, "row \(row) uses the Sub filter")
+            for i in 0..<1200 { decoded.append(i < 4 ? bytes[start + 1 + i] : bytes[start + 1 + i] &+ decoded[row * 1200 + i - 4]) }
+        }
+        #expect(decoded == pixels)
+        #expect(CRC32.checksum(Array("IEND".utf8)) == 0xAE42_6082)
+    }
+
+    @Test("/left: the logo starts at logo-position, the label at label-position; the longest label fits the narrowest button")
+    func leftAligned() throws {
+        let spec = try #require(ButtonSpec(.leftAligned, query: [("width", "300"), ("height", "40"), ("logo-position", "20"),
+                                                                 ("label-position", "80"), ("scale", "2")]))
+        let pixels = ButtonRenderer.pixels(spec)
+        let inkColumns = (0..<600).filter { x in (0..<80).contains { y in pixels[(y * 600 + x) * 4] > 128 } }
+        let first = try #require(inkColumns.first)
+        #expect((40...44).contains(first), "the logo starts at \(first), not at 2 × 20")
+        let label = try #require(inkColumns.first { $0 > 100 && !inkColumns.contains($0 - 1) })
+        #expect((160...166).contains(label), "the label starts at \(label), not at 2 × 80")
+
+        for locale in ButtonMasters.locales {
+            for type in ButtonType.allCases {
+                let narrow = try #require(ButtonSpec(.centered, query: [("width", "130"), ("height", "64"), ("locale", locale), ("type", type.rawValue)]))
+                let drawn = ButtonRenderer.pixels(narrow)
+                let columns = (0..<130).filter { x in (0..<64).contains { y in drawn[(y * 130 + x) * 4] > 128 } }
+                #expect((columns.first ?? 0) >= 4 && (columns.last ?? 129) <= 125, "\(locale) \(type.rawValue) does not fit")
+            }
+        }
     }
 
     @Test("a repeated request is served from the cache")

@@ -59,6 +59,14 @@ struct AuthorizationValidatorTests {
         #expect(failure?.pageMessage == "response_mode must be form_post when name or email scope is requested.")
     }
 
+    @Test("web_message (Sign in with Apple JS in a popup) is accepted, with scopes too")
+    func webMessage() throws {
+        let request = try validator.result(Fixtures.authorizeParameters(["response_mode": "web_message"])).get()
+        #expect(request.responseMode == .webMessage)
+        #expect(request.scopes == [.name, .email])
+        #expect(AuthorizationDelivery(redirectURI: request.redirectURI, mode: .webMessage, fields: FormParameters([])).redirectLocation == nil)
+    }
+
     @Test("without scopes, query and fragment are allowed; query defaults for code")
     func noScopes() throws {
         let request = try validator.result(Fixtures.authorizeParameters(["scope": nil, "response_mode": nil, "response_type": "code"])).get()
@@ -72,7 +80,7 @@ struct AuthorizationValidatorTests {
         #expect(error(["scope": nil, "response_mode": "query"])?.pageMessage == "Invalid response mode")
     }
 
-    @Test("unknown response_mode values are refused", arguments: ["web_message", "post", "FORM_POST"])
+    @Test("unknown response_mode values are refused", arguments: ["webmessage", "post", "FORM_POST", "WEB_MESSAGE"])
     func unknownMode(_ mode: String) {
         #expect(error(["response_mode": mode])?.pageMessage == "Invalid response mode")
     }

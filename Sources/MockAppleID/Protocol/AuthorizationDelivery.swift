@@ -1,5 +1,6 @@
 /// What `/auth/authorize` sends back to the relying party, and how: fields appended to the
-/// redirect URI's query or fragment, or posted by an auto-submitting form.
+/// redirect URI's query or fragment, posted by an auto-submitting form, or posted as a message to the
+/// page that opened the popup.
 public struct AuthorizationDelivery: Sendable, Equatable {
     public let redirectURI: String
     public let mode: ResponseMode
@@ -12,7 +13,7 @@ public struct AuthorizationDelivery: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// The URL to redirect to for `query` and `fragment`; nil for `form_post`.
+    /// The URL to redirect to for `query` and `fragment`; nil for `form_post` and `web_message`.
     public var redirectLocation: String? {
         switch mode {
         case .query:
@@ -20,7 +21,7 @@ public struct AuthorizationDelivery: Sendable, Equatable {
             return redirectURI + separator + fields.urlEncoded
         case .fragment:
             return redirectURI + "#" + fields.urlEncoded
-        case .formPost:
+        case .formPost, .webMessage:
             return nil
         }
     }

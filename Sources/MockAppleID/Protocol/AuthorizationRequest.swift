@@ -29,10 +29,13 @@ public struct AuthorizationRequest: Sendable, Equatable {
     }
 }
 
-/// How the result reaches the redirect URI.
+/// How the result reaches the redirect URI: in its query or fragment, by a form posted to it, or, for
+/// the JS SDK's popup (`web_message`), by a message the popup posts to the page that opened it, which
+/// must have the redirect URI's origin.
 public enum ResponseMode: String, Sendable, CaseIterable {
     case query, fragment
     case formPost = "form_post"
+    case webMessage = "web_message"
 }
 
 /// The user-data scopes Sign in with Apple knows.

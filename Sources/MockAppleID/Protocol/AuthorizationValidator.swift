@@ -71,13 +71,13 @@ public struct AuthorizationValidator: Sendable {
         if let text {
             guard let parsed = ResponseMode(rawValue: text) else {
                 throw AppleError(.invalidRequest, description: "Invalid response mode",
-                                     reason: "response_mode \"\(text)\" is not one of query, fragment, form_post")
+                                     reason: "response_mode \"\(text)\" is not one of query, fragment, form_post, web_message")
             }
             mode = parsed
         } else {
             mode = includesIDToken ? .fragment : .query
         }
-        if !scopes.isEmpty && mode != .formPost {
+        if !scopes.isEmpty && mode != .formPost && mode != .webMessage {
             throw AppleError(.invalidRequest, description: "response_mode must be form_post when name or email scope is requested.",
                                  reason: "scope asks for \(scopes.map(\.rawValue).joined(separator: " ")) but response_mode is \(mode.rawValue)\(text == nil ? " (the default)" : "")")
         }

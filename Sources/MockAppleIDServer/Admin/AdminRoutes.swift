@@ -16,6 +16,8 @@ struct AdminRoutes: Sendable {
     func register(on router: RecordingRouter) {
         let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
+        // The dashboard: the same information as a page.
+        admin.get("") { _, _ in AppleResponse.html(DashboardPage.render(provider, prefix: configuration.pathPrefix + Self.prefix)) }
         admin.post("reset") { _, _ in
             provider.reset()
             return try AdminResponse.json(HealthView(status: "reset", scenario: provider.scenario.name))

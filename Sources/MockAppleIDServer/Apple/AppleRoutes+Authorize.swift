@@ -40,6 +40,7 @@ extension AppleRoutes {
 
     private func deliver(_ delivery: AuthorizationDelivery) -> Response {
         if let location = delivery.redirectLocation { return AppleResponse.redirect(to: location) }
+        if delivery.mode == .webMessage { return AppleResponse.html(WebMessagePage.render(delivery)) }
         return AppleResponse.html(FormPostPage.render(delivery))
     }
 

@@ -34,6 +34,7 @@ enum ButtonRenderer {
                                      radius: Double(spec.borderRadius) / 100 * Double(height))
         let inner = spec.border ? shape.inset(by: scale) : nil
         let (fill, foreground): (UInt8, UInt8) = spec.color == .black ? (0, 255) : (255, 0)
+        // Black on either button: on a black one the border does not show, as on Apple's.
         let border: UInt8 = 0
         var out = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
@@ -72,9 +73,7 @@ enum ButtonRenderer {
         let logoX: Double
         let labelX: Double
         switch spec.layout {
-        case .logoOnly:
-            return
-        case .centered:
+        case .logoOnly, .centered:
             logoHeight = fontSize * logoShare
             let natural = Double(logo.width) * logoHeight / Double(logo.height) + fontSize * gapShare
                 + Double(label.width) * fontSize / Double(ButtonMasters.labelSize)
@@ -146,6 +145,10 @@ struct RoundedRectangle {
     }
 }
 
-extension Comparable {
-    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+extension Double {
+    /// The value within `range`; not a number counts as the range's lower bound.
+    func clamped(to range: ClosedRange<Double>) -> Double {
+        guard !isNaN else { return range.lowerBound }
+        return Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+    }
 }

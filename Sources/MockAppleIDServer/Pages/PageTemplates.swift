@@ -7,7 +7,9 @@ enum PageTemplates {
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
         let sources = [("page", layout), ("consent", ConsentPage.template), ("error", ErrorPage.template),
-                       ("form-post", FormPostPage.template), ("relay-inbox", RelayInboxPage.template)]
+                       ("form-post", FormPostPage.template), ("web-message", WebMessagePage.template),
+                       ("dashboard", DashboardPage.template),
+                       ("relay-inbox", RelayInboxPage.template)]
         for (name, source) in sources {
             do { try library.register(source, named: name) } catch {
                 preconditionFailure("page template \(name) does not parse: \(error)")  // a constant; the page tests render each one

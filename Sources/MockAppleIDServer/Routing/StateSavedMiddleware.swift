@@ -17,8 +17,8 @@ struct StateSavedMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        // Button images are drawn from nothing the world holds.
-        if ButtonRoutes.serves(request.uri.path) { return try await next(request, context) }
+        // Button images and the JS SDK come from nothing the world holds.
+        if CDNRoutes.serves(request.uri.path) { return try await next(request, context) }
         var request = request
         var delay: DeferredDelay?
         if provider.world.isShared {
