@@ -2,11 +2,12 @@ import PostgresNIO
 import Synchronization
 
 /// One step on a PostgreSQL connection (a query, or a few in a row) that cannot hold its caller up:
-/// the caller goes on when the step ends, when `deadline` passes, or (for a `cancellable` step) when the
-/// caller's task is cancelled, whichever comes first. In the last two cases the connection is closed (an
-/// open transaction on it is rolled back, or, if its commit was already on the way, committed) and the
-/// step is left to end on its own. A hold's steps are not cancellable: a hold is shared by requests, and
-/// its write must not be dropped because the task that happens to run it is being cancelled.
+/// the caller goes on when the step ends, when `deadline` passes, or when `grace` has passed since the
+/// caller's task was cancelled, whichever comes first. In the last two cases the connection is closed
+/// (an open transaction on it is rolled back, or, if its commit was already on the way, committed) and
+/// the step is left to end on its own. A hold's steps get a grace: a hold is shared by requests, and its
+/// write should not be dropped because the task that happens to run it is being cancelled, but a server
+/// shutting down must not wait for a database that stopped answering.
 ///
 /// PostgresNIO does not bound this itself: a query written to a connection that has just closed (by
 /// the server, by the network, or by a connect the caller's cancellation cut short) may never be
@@ -18,38 +19,41 @@ enum DatabaseStep {
         var description: String { "the database did not answer within \(deadline.components.seconds) s" }
     }
 
+    /// The grace a hold's step gets once its caller is cancelled: well within a shutdown's limits.
+    static let holdGrace = Duration.seconds(2)
+
     /// Runs `operation` (which uses `connection`) within `deadline`; throws what it throws,
-    /// ``TimedOut``, or, when `cancellable` and the caller's task is cancelled first, `CancellationError`.
-    static func run<T: Sendable>(within deadline: Duration, cancellable: Bool = false, on connection: PostgresConnection,
+    /// ``TimedOut``, or `CancellationError` when `grace` has passed since the caller's task was cancelled.
+    static func run<T: Sendable>(within deadline: Duration, grace: Duration, on connection: PostgresConnection,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await run(within: deadline, cancellable: cancellable, abandoning: { try? await connection.close() }, operation)
+        try await run(within: deadline, grace: grace, abandoning: { try? await connection.close() }, operation)
     }
 
-    /// Runs `operation` within `deadline`; when the deadline passes or (`cancellable`) the caller's task
-    /// is cancelled first, cancels the operation's task, calls `abandon` (which must make the operation's
+    /// Runs `operation` within `deadline`; when the deadline passes, or `grace` after the caller's task
+    /// is cancelled, first, cancels the operation's task, calls `abandon` (which must make the operation's
     /// work void) and throws ``TimedOut`` or `CancellationError` without waiting for the operation to end.
-    static func run<T: Sendable>(within deadline: Duration, cancellable: Bool = false,
+    static func run<T: Sendable>(within deadline: Duration, grace: Duration,
                                  abandoning abandon: @escaping @Sendable () async -> Void,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let race = Race<T>()
-        let waiting = { (continuation: CheckedContinuation<T, any Error>) in
-            guard race.wait(with: continuation) else { return }
-            let work = Task {
-                do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
-            }
-            let timer = Task {
-                try await Task.sleep(for: deadline)
-                if race.finish(.failure(TimedOut(deadline: deadline))) { await abandon() }
-            }
-            race.whenFinished { timer.cancel(); work.cancel() }
-        }
-        guard cancellable else { return try await withCheckedThrowingContinuation(waiting) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation(waiting)
-        } onCancel: {
-            if race.finish(.failure(CancellationError())) {
-                Task { await abandon() }
+            try await withCheckedThrowingContinuation { continuation in
+                guard race.wait(with: continuation) else { return }
+                let work = Task {
+                    do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try await Task.sleep(for: deadline)
+                    if race.finish(.failure(TimedOut(deadline: deadline))) { await abandon() }
+                }
+                race.whenFinished { timer.cancel(); work.cancel() }
             }
+        } onCancel: {
+            let graceTimer = Task {
+                if grace > .zero { try await Task.sleep(for: grace) }
+                if race.finish(.failure(CancellationError())) { await abandon() }
+            }
+            race.whenFinished { graceTimer.cancel() }
         }
     }
 
@@ -65,7 +69,7 @@ enum DatabaseStep {
             var continuation: CheckedContinuation<T, any Error>?
             var result: Result<T, any Error>?
             var finished = false
-            var onFinish: (@Sendable () -> Void)?
+            var onFinish: [@Sendable () -> Void] = []
         }
         private let state = Mutex(State())
 
@@ -83,7 +87,7 @@ enum DatabaseStep {
         /// Runs `action` once the race is over (at once when it is already).
         func whenFinished(_ action: @escaping @Sendable () -> Void) {
             let over = state.withLock { state in
-                if !state.finished { state.onFinish = action }
+                if !state.finished { state.onFinish.append(action) }
                 return state.finished
             }
             if over { action() }
@@ -93,17 +97,17 @@ enum DatabaseStep {
         @discardableResult
         func finish(_ result: Result<T, any Error>) -> Bool {
             let (won, continuation, onFinish) = state.withLock { state in
-                guard !state.finished else { return (false, nil as CheckedContinuation<T, any Error>?, nil as (@Sendable () -> Void)?) }
+                guard !state.finished else { return (false, nil as CheckedContinuation<T, any Error>?, [@Sendable () -> Void]()) }
                 state.finished = true
                 defer {
                     state.continuation = nil
-                    state.onFinish = nil
+                    state.onFinish = []
                 }
                 if state.continuation == nil { state.result = result }
                 return (true, state.continuation, state.onFinish)
             }
             continuation?.resume(with: result)
-            onFinish?()
+            for action in onFinish { action() }
             return won
         }
     }

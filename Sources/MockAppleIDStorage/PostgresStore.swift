@@ -95,10 +95,6 @@ public final class PostgresStore: TenantStore {
         try await provider.shareState(in: store)
     }
 
-    /// How long a step on a connection of its own may take: it may wait for a lock (the server gives up at
-    /// 10 s) and then run a few statements.
-    static let stepDeadline = Duration.seconds(30)
-
     /// Runs `body` on a connection of its own, closed afterwards; errors name the database.
     private func withConnection<T: Sendable>(_ doing: String,
                                              _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
@@ -107,7 +103,9 @@ public final class PostgresStore: TenantStore {
             throw StateStoreError("\(name): cannot be reached: \(Self.describe(error))")
         }
         do {
-            let result = try await DatabaseStep.run(within: Self.stepDeadline, on: connection) { try await body(connection) }
+            let result = try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, grace: DatabaseStep.holdGrace, on: connection) {
+                try await body(connection)
+            }
             try? await connection.close()
             return result
         } catch {

@@ -38,9 +38,10 @@ public final class PostgresWorldStore: SharedWorldStore {
     static let removalsKept: Int64 = 256
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
-    /// How long one step of a hold may wait for the database before its connection is closed (the
-    /// server's own limits are 10 s; this covers a database that stopped answering altogether).
-    static let stepDeadline = Duration.seconds(15)
+    /// How long one step (of a hold, or on a connection of its own) may wait for the database before its
+    /// connection is closed: it may wait for a lock (the server gives up at 10 s) and then run statements
+    /// (10 s each at most); this covers a database that stopped answering altogether.
+    static let stepDeadline = Duration.seconds(30)
 
     init(address: PostgresAddress, tenant: String, logger: Logger) {
         self.address = address
@@ -152,7 +153,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             do {
                 let connection = try await leadingConnection()
                 let (tenant, logger) = (tenant, logger)
-                let won = try await DatabaseStep.run(within: Self.stepDeadline, cancellable: true, on: connection) {
+                let won = try await DatabaseStep.run(within: Self.stepDeadline, grace: .zero, on: connection) {
                     try await connection.query(
                         "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
                     ).decode(Bool.self).first { _ in true }
@@ -171,7 +172,7 @@ public final class PostgresWorldStore: SharedWorldStore {
         guard let connection = leading.withLock({ $0 }) else { return false }
         do {
             let logger = logger
-            try await DatabaseStep.run(within: Self.stepDeadline, cancellable: true, on: connection) {
+            try await DatabaseStep.run(within: Self.stepDeadline, grace: .zero, on: connection) {
                 _ = try await connection.query("SELECT 1", logger: logger)
             }
             return true
@@ -232,7 +233,9 @@ public final class PostgresWorldStore: SharedWorldStore {
             } else {
                 throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
             }
-            return try await DatabaseStep.run(within: Self.stepDeadline, on: connection) { try await body(connection) }
+            return try await DatabaseStep.run(within: Self.stepDeadline, grace: DatabaseStep.holdGrace, on: connection) {
+                try await body(connection)
+            }
         } catch {
             let broken = holding.withLock { held in
                 held.inTransaction = false

@@ -45,10 +45,10 @@ struct DatabaseStepTests {
 
     @Test func anOperationThatEndsGivesItsValueOrItsError() async throws {
         let stuck = Stuck()
-        let value = try await DatabaseStep.run(within: .seconds(60), abandoning: { stuck.abandon() }) { 42 }
+        let value = try await DatabaseStep.run(within: .seconds(60), grace: .zero, abandoning: { stuck.abandon() }) { 42 }
         #expect(value == 42)
         await #expect(throws: Refused.self) {
-            try await DatabaseStep.run(within: .seconds(60), abandoning: { stuck.abandon() }) { () throws -> Int in throw Refused() }
+            try await DatabaseStep.run(within: .seconds(60), grace: .zero, abandoning: { stuck.abandon() }) { () throws -> Int in throw Refused() }
         }
         #expect(!stuck.abandoned)
     }
@@ -56,15 +56,15 @@ struct DatabaseStepTests {
     @Test func anOperationThatNeverEndsIsAbandonedAtTheDeadline() async {
         let stuck = Stuck()
         await #expect(throws: DatabaseStep.TimedOut.self) {
-            try await DatabaseStep.run(within: .milliseconds(50), abandoning: { stuck.abandon() }) { await stuck.operation() }
+            try await DatabaseStep.run(within: .milliseconds(50), grace: .zero, abandoning: { stuck.abandon() }) { await stuck.operation() }
         }
         #expect(stuck.abandoned)
     }
 
-    @Test func aCancelledCallerOfACancellableStepStopsWaitingAtOnce() async {
+    @Test func aCancelledCallerWithoutGraceStopsWaitingAtOnce() async {
         let stuck = Stuck()
         let caller = Task {
-            try await DatabaseStep.run(within: .seconds(3600), cancellable: true, abandoning: { stuck.abandon() }) { await stuck.operation() }
+            try await DatabaseStep.run(within: .seconds(3600), grace: .zero, abandoning: { stuck.abandon() }) { await stuck.operation() }
         }
         await stuck.poll { stuck.waiting }
         #expect(stuck.waiting)
@@ -74,14 +74,31 @@ struct DatabaseStepTests {
         #expect(stuck.abandoned)
     }
 
-    @Test func aStepThatIsNotCancellableEndsWithItsOperationWhateverItsCallerDoes() async throws {
+    @Test func aCancelledCallerWithGraceGetsItsOperationsResultWhenItEndsWithinTheGrace() async throws {
         let stuck = Stuck()
+        let abandoned = Mutex(false)
         let caller = Task {
-            try await DatabaseStep.run(within: .seconds(3600), abandoning: { preconditionFailure("abandoned") }) { await stuck.operation() }
+            try await DatabaseStep.run(within: .seconds(3600), grace: .seconds(3600), abandoning: { abandoned.withLock { $0 = true } }) {
+                await stuck.operation()
+            }
         }
         await stuck.poll { stuck.waiting }
         caller.cancel()
-        stuck.abandon()  // here: the operation ends on its own
+        stuck.abandon()  // here: the operation ends on its own, within the grace
         #expect(try await caller.value == 1)
+        #expect(!abandoned.withLock { $0 })
+    }
+
+    @Test func aCancelledCallerWithGraceIsLetGoWhenTheGraceEnds() async {
+        let stuck = Stuck()
+        let caller = Task {
+            try await DatabaseStep.run(within: .seconds(3600), grace: .milliseconds(50), abandoning: { stuck.abandon() }) {
+                await stuck.operation()
+            }
+        }
+        await stuck.poll { stuck.waiting }
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        #expect(stuck.abandoned)
     }
 }

@@ -88,6 +88,19 @@ struct DashboardPageTests {
             try await client.execute(uri: "/__admin", method: .get) { response in
                 #expect(response.text.contains("&lt;b&gt;Bold&lt;/b&gt;"))
                 #expect(!response.text.contains("<b>Bold</b>"))
+                #expect(response.text.contains(#"<p class="note">None.</p>"#), "no delivery is waiting yet")
+                #expect(!response.text.contains("None yet."), "requests are listed")
+            }
+            let json: HTTPFields = [.contentType: "application/json"]
+            try await client.execute(uri: "/__admin/apps/com.example.app/notification-url", method: .put, headers: json,
+                                     body: ByteBuffer(string: #"{"url":"http://127.0.0.1:9/notifications"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/__admin/notifications", method: .post, headers: json,
+                                     body: ByteBuffer(string: #"{"type":"consent-revoked","persona":"jane","app":"com.example.app"}"#)) {
+                #expect($0.status == .created)
+            }
+            try await client.execute(uri: "/__admin", method: .get) { response in
+                #expect(response.text.contains("<tr><td>consent-revoked</td><td><code>jane</code></td><td><code>com.example.app</code></td><td>pending</td>"))
+                #expect(!response.text.contains(#"<p class="note">None.</p>"#))
             }
         }
     }

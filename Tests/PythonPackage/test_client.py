@@ -49,6 +49,13 @@ def test_the_second_sign_in_sends_no_user_as_apple_does(appleid):
     assert again.user is None and again.claims["email"] == "jane.appleseed@example.com"
 
 
+def test_a_web_message_sign_in_reads_what_the_popup_would_post(appleid):
+    signed_in = appleid.sign_in(persona="jane", response_type="code id_token", response_mode="web_message")
+    assert signed_in.code and signed_in.state == "mock-appleid-state"
+    assert signed_in.user["email"] == "jane.appleseed@example.com"
+    assert verified(appleid, signed_in.tokens["id_token"])["sub"]
+
+
 def test_consent_choices_reach_the_user_field_and_the_token(appleid):
     signed_in = appleid.sign_in(persona="jane", email_choice="hide", first_name="Janie")
     assert signed_in.user["name"] == {"firstName": "Janie", "lastName": "Appleseed"}  # an empty part keeps the persona's

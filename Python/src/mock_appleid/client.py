@@ -11,7 +11,7 @@ from .apple_hosts import APPLE_HOSTS, apple_hosts_at
 from .banner import Banner
 from .developer_key import BUILT_IN_KEYS
 from .errors import MockAppleIDError
-from .pages import read_form
+from .pages import read_form, read_web_message
 from .sign_in import SignIn
 from .transport import Answer, call
 
@@ -267,6 +267,9 @@ class MockAppleIDClient:
             action, fields = read_form(answer.text())
             if action is not None and action != "authorize/consent":
                 return fields
+            message = read_web_message(answer.text())
+            if message is not None:
+                return message
         raise self._apple_error(answer, endpoint)
 
     def _here(self, url: str) -> str:

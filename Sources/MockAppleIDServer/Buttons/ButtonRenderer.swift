@@ -73,7 +73,7 @@ enum ButtonRenderer {
         let logoX: Double
         let labelX: Double
         switch spec.layout {
-        case .logoOnly, .centered:
+        case .logoOnly, .centered:  // `.logoOnly` returned above
             logoHeight = fontSize * logoShare
             let natural = Double(logo.width) * logoHeight / Double(logo.height) + fontSize * gapShare
                 + Double(label.width) * fontSize / Double(ButtonMasters.labelSize)

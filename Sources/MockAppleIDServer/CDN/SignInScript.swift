@@ -51,7 +51,6 @@ enum SignInScript {
     if (config.scope) query.set("scope", config.scope);
     if (config.state) query.set("state", config.state);
     if (config.nonce) query.set("nonce", config.nonce);
-    if (popup) query.set("frame_id", Math.random().toString(36).slice(2));
     return base + "/auth/authorize?" + query.toString();
   }
 
@@ -69,7 +68,8 @@ enum SignInScript {
     } else {
       var response = { authorization: data.authorization };
       if (data.user) response.user = data.user;
-      announce("AppleIDSignInOnSuccess", response);
+      // Apple's documentation reads event.detail.data; pages in the wild read event.detail.authorization.
+      announce("AppleIDSignInOnSuccess", Object.assign({ data: response }, response));
       current.resolve(response);
     }
   }
@@ -99,10 +99,10 @@ enum SignInScript {
   });
 
   function signIn(options) {
-    if (!settings && !options) return Promise.reject(new Error("AppleID.auth: init must be called first"));
+    if (!settings && !options && !metaTags().clientId) return Promise.reject(new Error("AppleID.auth: init must be called first"));
     var config;
     try {
-      config = checked(Object.assign({}, settings || {}, options || {}));
+      config = checked(Object.assign({}, metaTags(), settings || {}, options || {}));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -113,7 +113,7 @@ enum SignInScript {
 
   function bounded(value, measured, least, most, fallback) {
     var number = value === undefined || value === "100%" ? Math.round(measured) : parseInt(value, 10);
-    if (!isFinite(number) || number <= 0) number = fallback;
+    if (!isFinite(number) || number < 0) number = fallback;
     return Math.min(most, Math.max(least, number));
   }
 
@@ -135,9 +135,10 @@ enum SignInScript {
     } else {
       if (mode === "left-align") {
         path += "/left";
-        if (data.logoSize) query.set("logo-size", data.logoSize);
-        if (data.logoPosition) query.set("logo-position", data.logoPosition);
-        if (data.labelPosition) query.set("label-position", data.labelPosition);
+        var most = Math.min(182, Math.floor(width / 2));
+        if (["small", "medium", "large"].indexOf(data.logoSize) >= 0) query.set("logo-size", data.logoSize);
+        if (data.logoPosition) query.set("logo-position", String(bounded(data.logoPosition, 0, 0, most, 0)));
+        if (data.labelPosition) query.set("label-position", String(bounded(data.labelPosition, 0, 0, most, 0)));
       }
       query.set("width", String(width));
       query.set("height", String(height));
@@ -146,7 +147,7 @@ enum SignInScript {
     }
     query.set("color", data.color === "white" ? "white" : "black");
     query.set("border", data.border === "false" ? "false" : "true");
-    query.set("border_radius", data.borderRadius || "15");
+    query.set("border_radius", String(bounded(data.borderRadius, 15, 0, 50, 15)));
     query.set("scale", String(Math.min(6, Math.max(1, Math.ceil(window.devicePixelRatio || 1)))));
 
     var button = document.createElement("div");
@@ -171,21 +172,29 @@ enum SignInScript {
     element.replaceChildren(button);
   }
 
+  // The settings the page's appleid-signin-* meta tags give (those present).
+  function metaTags() {
+    var found = {};
+    [["clientId", "client-id"], ["redirectURI", "redirect-uri"], ["scope", "scope"], ["state", "state"],
+     ["nonce", "nonce"], ["usePopup", "use-popup"]].forEach(function (pair) {
+      var tag = document.querySelector("meta[name=\"appleid-signin-" + pair[1] + "\"]");
+      if (tag) found[pair[0]] = pair[0] === "usePopup" ? tag.getAttribute("content") === "true" : tag.getAttribute("content");
+    });
+    return found;
+  }
+
+  // init's options over the meta tags' settings.
   function init(options) {
-    settings = checked(options);
+    settings = checked(Object.assign({}, metaTags(), options || {}));
     renderButton();
   }
 
   function initFromMetaTags() {
-    function meta(name) {
-      var tag = document.querySelector("meta[name=\"appleid-signin-" + name + "\"]");
-      return tag ? tag.getAttribute("content") : undefined;
+    if (settings) {
+      renderButton();
+    } else if (metaTags().clientId) {
+      init({});
     }
-    if (!meta("client-id")) return;
-    init({
-      clientId: meta("client-id"), redirectURI: meta("redirect-uri"), scope: meta("scope"),
-      state: meta("state"), nonce: meta("nonce"), usePopup: meta("use-popup") === "true"
-    });
   }
 
   window.AppleID = { auth: { init: init, signIn: signIn, renderButton: renderButton } };

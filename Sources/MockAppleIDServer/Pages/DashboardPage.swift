@@ -35,7 +35,8 @@ enum DashboardPage {
         }
         let model = Model(scenario: provider.scenario.name, now: clock.now.formatted(.iso8601),
                           clockMode: clock.isFrozen ? "frozen" : "running", prefix: prefix,
-                          personas: personas, apps: groups, deliveries: Array(waiting), requests: Array(requests))
+                          personas: personas, apps: groups, deliveries: Array(waiting), requests: Array(requests),
+                          hasDeliveries: !waiting.isEmpty, hasRequests: !requests.isEmpty)
         return PageTemplates.render(model, with: "dashboard")
     }
 
@@ -48,8 +49,9 @@ enum DashboardPage {
         let apps: [App]
         let deliveries: [Delivery]
         let requests: [Request]
-        var hasDeliveries: Bool { !deliveries.isEmpty }
-        var hasRequests: Bool { !requests.isEmpty }
+        // Stored, not computed: templates read a model's stored properties only.
+        let hasDeliveries: Bool
+        let hasRequests: Bool
     }
 
     struct Persona {

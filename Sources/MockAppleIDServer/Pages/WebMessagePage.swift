@@ -38,7 +38,7 @@ enum WebMessagePage {
         guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
             return "null"
         }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed)\(components.port.map { ":\($0)" } ?? "")"
     }
 
@@ -52,6 +52,10 @@ enum WebMessagePage {
           var result = document.getElementById("result");
           if (!window.opener) {
             result.textContent = "No page opened this window, so there is nobody to give the result to.";
+            return;
+          }
+          if (result.dataset.origin === "null") {
+            result.textContent = "The redirect URI has no origin to give the result to.";
             return;
           }
           window.opener.postMessage(JSON.parse(result.dataset.message), result.dataset.origin);
