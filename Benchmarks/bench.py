@@ -119,15 +119,80 @@ def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *argu
         return ours, (tree_cpu_seconds(database_pid) - database_before) * 1000 / flows
 
 
+class Peer:
+    """oidc-provider-mock (PyPI), another provider test double, on a free port, stopped on exit: its
+    authorize step takes the subject in one POST (as mock-appleid's auto-approve takes a GET), then the
+    code is exchanged at its token endpoint for tokens with an RS256 ID token, like a flow here."""
+
+    def __init__(self, executable: str):
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen([executable, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(f"{self.url}/.well-known/openid-configuration", timeout=2).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.process.kill()
+                raise RuntimeError("oidc-provider-mock did not start")
+            time.sleep(0.05)
+
+    def cpu_seconds(self) -> float:
+        return process_cpu_seconds(self.process.pid)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def peer_flow(session: requests.Session, url: str, _secret: str, _response_type: str) -> None:
+    """One sign-in at oidc-provider-mock: authorize as subject jane, then exchange the code."""
+    parameters = {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid", "state": "s"}
+    answer = session.post(f"{url}/oauth2/authorize", params=parameters, data={"sub": "jane"}, allow_redirects=False, timeout=10)
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
+    token = session.post(f"{url}/oauth2/token", timeout=10, data={
+        "client_id": CLIENT, "client_secret": "secret", "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT})
+    if token.status_code != 200 or "id_token" not in token.json():
+        raise RuntimeError(f"oidc-provider-mock token exchange failed: {token.status_code} {token.text}")
+
+
 def _flow_worker(arguments):
-    url, secret, seconds = arguments
+    url, secret, seconds, signs_in = arguments
     count = 0
     with requests.Session() as session:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            flow(session, url, secret, "code")
+            signs_in(session, url, secret, "code")
             count += 1
     return count
+
+
+def peer_rows(executable: str | None, flows: int, seconds: float, clients: int, code: float, rate: float) -> list[tuple]:
+    """oidc-provider-mock's CPU per flow and parallel flows/s, beside mock-appleid's from this run."""
+    if executable is None:
+        print("oidc-provider-mock is not installed (Benchmarks/run installs it with Python 3.12 or later); its rows are left out")
+        return []
+    with Peer(executable) as peer, requests.Session() as session:
+        for _ in range(100):
+            peer_flow(session, peer.url, "", "code")
+        before = peer.cpu_seconds()
+        for _ in range(flows):
+            peer_flow(session, peer.url, "", "code")
+        peer_code = (peer.cpu_seconds() - before) * 1000 / flows
+        with multiprocessing.Pool(clients) as pool:
+            peer_rate = sum(pool.map(_flow_worker, [(peer.url, "", seconds, peer_flow)] * clients)) / seconds
+    return [
+        ("server CPU per `code` flow, oidc-provider-mock (peer)", f"{peer_code:.3f} ms",
+         f"mock-appleid: {peer_code / code:.1f} × less ({code:.3f} ms)", ""),
+        (f"parallel `code` flows/s, {clients} client processes, oidc-provider-mock (peer)", f"{peer_rate:.0f}/s",
+         f"mock-appleid: {rate / peer_rate:.1f} × more ({rate:.0f}/s)", "≥ 5 × the faster peer"),
+    ]
 
 
 def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *arguments: str, replicas: int = 1) -> float:
@@ -135,7 +200,7 @@ def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *argu
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(Server(binary, "--auto-approve", "jane", *arguments)) for _ in range(replicas)]
         with multiprocessing.Pool(clients) as pool:
-            counts = pool.map(_flow_worker, [(servers[n % replicas].url, secret, seconds) for n in range(clients)])
+            counts = pool.map(_flow_worker, [(servers[n % replicas].url, secret, seconds, flow) for n in range(clients)])
     return sum(counts) / seconds
 
 
@@ -207,6 +272,7 @@ def main():
     parser.add_argument("--flows", type=int, default=2000)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--start-up-runs", type=int, default=20)
+    parser.add_argument("--oidc-provider-mock", help="the peer's executable (left out when not given)")
     options = parser.parse_args()
     binary = options.binary
     secret = client_secret(binary)
@@ -227,7 +293,8 @@ def main():
 
     clients = max(2, os.cpu_count() or 2) * 2
     rate = parallel_flows(binary, secret, clients, options.seconds)
-    rows.append((f"parallel `code` flows/s, {clients} client processes", f"{rate:.0f}/s", f"{rate * rs256 / 1000:.2f} of one core's RS256 rate", "peers: not measured yet"))
+    rows.append((f"parallel `code` flows/s, {clients} client processes", f"{rate:.0f}/s", f"{rate * rs256 / 1000:.2f} of one core's RS256 rate", ""))
+    rows += peer_rows(options.oidc_provider_mock, options.flows, options.seconds, clients, code, rate)
 
     with tempfile.TemporaryDirectory() as folder:
         state = cpu_per_flow(binary, secret, "code", options.flows, "--state", f"{folder}/cpu.sqlite")
