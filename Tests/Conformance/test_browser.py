@@ -10,15 +10,14 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import tempfile
 import threading
-import time
 import urllib.parse
 
 import pytest
 
 from server_process import ROOT, serving
+from test_notifications import free_port, wait_for
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SCRIPT = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
@@ -34,12 +33,6 @@ def require_browser():
     if missing:
         reason = f"{', '.join(missing)} not installed (Scripts/test installs chromium and chromium-driver on Debian)"
         (pytest.fail if os.environ.get("MOCK_APPLEID_REQUIRE_CLIENT_TOOLS") else pytest.skip)(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class RelyingParty:
@@ -180,16 +173,6 @@ def browser():
 def site():
     with relying_party_and_server() as relying_party:
         yield relying_party
-
-
-def wait_for(condition, what: str, seconds: float = 20):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def is_stale(element) -> bool:

@@ -75,10 +75,12 @@ def receiving(**options):
 
 
 def wait_for(condition, what: str):
+    """Polls `condition` until it returns something true, and returns that; fails after DEADLINE_SECONDS."""
     deadline = time.monotonic() + DEADLINE_SECONDS
-    while not condition():
+    while not (value := condition()):
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
+    return value
 
 
 def register(base_url, url, app=GROUP):

@@ -23,6 +23,7 @@ struct CDNRoutes: Sendable {
     static func serves(_ path: String) -> Bool {
         let path = path.hasPrefix(cdnPrefix + "/") ? path.dropFirst(cdnPrefix.count) : Substring(path)
         if buttons.contains(where: { $0.path == path }) { return true }
+        guard path.hasPrefix("/appleauth/") else { return false }  // every other request stops here
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count == 8 && parts[0...5] == ["", "appleauth", "static", "jsapi", "appleid", "1"] && parts[7] == "appleid.auth.js"
     }
@@ -42,12 +43,9 @@ struct CDNRoutes: Sendable {
     }
 
     private func button(_ request: Request, _ endpoint: ButtonSpec.Endpoint) throws -> Response {
-        // Hummingbird decodes the values; names are decoded here, and empty pieces (`a&&b`) skipped.
-        let query = request.uri.queryParameters.compactMap { parameter -> (name: String, value: String)? in
-            guard !parameter.key.isEmpty else { return nil }
-            return (name: String(parameter.key).removingPercentEncoding ?? String(parameter.key), value: String(parameter.value))
-        }
-        guard let spec = ButtonSpec(endpoint, query: query) else { throw HTTPError(.notFound) }
+        // Names and values decoded, repeats kept (ButtonSpec refuses them), empty pieces (`a&&b`) skipped.
+        guard let form = try? request.queryForm(),
+              let spec = ButtonSpec(endpoint, query: form.pairs.map { ($0.name, $0.value) }) else { throw HTTPError(.notFound) }
         let image = try images.image(for: spec)
         return Self.cached(image.png, etag: image.etag, contentType: "image/png", request)
     }
