@@ -1,5 +1,6 @@
 import Foundation
 @testable import MockAppleID
+import Synchronization
 import Testing
 
 /// One world: typed events for every change, the journal as their reader, atomic reset, snapshots.
@@ -31,6 +32,50 @@ struct WorldTests {
             if received.count == 2 { break }
         }
         #expect(received == [.personaCreated(personaID: "kim"), .accountDeleted(personaID: "kim")])
+    }
+
+    /// A flag tasks share.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .acquiring) }
+        func set() { value.store(true, ordering: .releasing) }
+    }
+
+    @Test("readers cancelled while events are being appended never deadlock the log")
+    func cancelledReaders() async {
+        let log = EventLog(capacity: 100)
+        let done = Flag()
+        let writerEnded = DispatchSemaphore(value: 0)
+        // The writer and the cancelling run on threads of their own, so that a deadlock between them
+        // leaves the concurrency pool free for this test to notice it.
+        Thread.detachNewThread {
+            var index = 0
+            while !done.isSet {
+                log.append([.personaCreated(personaID: "p\(index % 10)")], at: Fixtures.start)
+                index += 1
+            }
+            writerEnded.signal()
+        }
+        let readersEnded = Flag()
+        Thread.detachNewThread {
+            for _ in 0..<500 {
+                let stream = log.subscribe(bufferLimit: 1)
+                let ended = DispatchSemaphore(value: 0)
+                let reader = Task {
+                    for await _ in stream {}
+                    ended.signal()
+                }
+                reader.cancel()
+                ended.wait()
+            }
+            readersEnded.set()
+        }
+        // Polled with a deadline: a deadlock leaves those threads stuck for ever.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !readersEnded.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(readersEnded.isSet, "the readers did not finish: the log deadlocked")
+        done.set()
+        if readersEnded.isSet { writerEnded.wait() }
     }
 
     @Test("the event log is bounded and pages by sequence number")

@@ -21,6 +21,11 @@ public final class EventLog: Sendable {
     }
 
     private let storage = Mutex(Storage())
+    /// Held while events are handed to the subscribers, so they get them in order; never together with
+    /// `storage`. Handing an event over may wait for the Swift runtime's lock on the reader's task, and a
+    /// reader cancelled meanwhile (holding that lock) takes `storage` to unsubscribe: `storage` held
+    /// across the hand-over deadlocked the two.
+    private let delivery = Mutex(())
     /// The most events kept.
     public let capacity: Int
 
@@ -29,14 +34,19 @@ public final class EventLog: Sendable {
     /// Appends `events`, each stamped with `time`, and hands them to the subscribers.
     func append(_ events: [DomainEvent], at time: Date) {
         guard !events.isEmpty else { return }
-        storage.withLock { storage in
-            for event in events {
-                let recorded = RecordedEvent(sequence: storage.nextSequence, time: time, event: event)
-                storage.nextSequence += 1
-                storage.events.append(recorded)
-                for subscriber in storage.subscribers.values { subscriber.yield(recorded) }
+        delivery.withLock { _ in
+            let (recorded, subscribers) = storage.withLock { storage in
+                let recorded = events.map { event in
+                    defer { storage.nextSequence += 1 }
+                    return RecordedEvent(sequence: storage.nextSequence, time: time, event: event)
+                }
+                storage.events.append(contentsOf: recorded)
+                if storage.events.count > capacity { storage.events.removeFirst(storage.events.count - capacity) }
+                return (recorded, Array(storage.subscribers.values))
             }
-            if storage.events.count > capacity { storage.events.removeFirst(storage.events.count - capacity) }
+            for event in recorded {
+                for subscriber in subscribers { subscriber.yield(event) }
+            }
         }
     }
 
