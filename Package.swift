@@ -52,8 +52,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                "SystemLibcrypto",
             ]
         ),
+        // RS256 signatures from the system's OpenSSL 3 libcrypto, opened at run time on Linux (nothing on macOS).
+        .target(name: "SystemLibcrypto"),
         // Hummingbird 2: Apple's endpoints, the consent page, the admin API, the embeddable service.
         .target(
             name: "MockAppleIDServer",

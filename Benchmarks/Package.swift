@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The references the benchmarks measure mock-appleid against in the same run (Benchmarks/run):
-// a bare SwiftNIO responder serving fixed bytes, and swift-crypto's signing rate on one core; and the two
+// a bare SwiftNIO responder serving fixed bytes, and the signing rate on one core of swift-crypto and of the
+// core's SigningKey (with each RS256 library); and the two
 // probes Benchmarks/portable builds to measure what `import Foundation` costs beside FoundationEssentials.
 let package = Package(
     name: "mock-appleid-benchmarks",
@@ -10,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(name: "mock-appleid", path: ".."),
     ],
     targets: [
         .executableTarget(
@@ -25,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "MockAppleID", package: "mock-appleid"),
             ]
         ),
         .executableTarget(name: "foundation-probe"),

@@ -36,6 +36,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
     @Option(help: "Seconds from the end of a request's headers to the end of its body.") var bodyTimeout = ConnectionLimits().bodyTimeout
     @Option(help: "HTTP connections served at once; more wait until one closes.") var maxConnections = ConnectionLimits().maxConnections
+    @Option(help: ArgumentHelp("What makes RS256 signatures: libcrypto (the system's OpenSSL 3, faster), swift-crypto (built in), or auto (libcrypto when it can be loaded).", valueName: "auto|libcrypto|swift-crypto"))
+    var rsaSigner = "auto"
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -43,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port must be 0...65535") }
+        try chooseRSASigner()
         let upstream = try relayForward.map { try RelayUpstream($0).orThrow(ValidationError("--relay-forward must be HOST:PORT")) }
         if upstream != nil, smtpPort == nil { throw ValidationError("--relay-forward needs --smtp-port: it forwards what the relay's SMTP listener takes") }
         let loaded = try scenario.load()
@@ -143,6 +146,15 @@ struct ServeCommand: AsyncParsableCommand {
         do throws(StateStoreError) { try await provider.stopKeepingState() } catch { failure = error }
         await kept.close()
         if let failure { throw CommandError("\(kept.flag): the last changes were not saved: \(failure.message)") }
+    }
+
+    /// Settles the RS256 library before the scenario's keys are read (each key keeps the one it was read with).
+    private func chooseRSASigner() throws {
+        guard rsaSigner != "auto" else { return }
+        guard let library = RSASigning.Library(rawValue: rsaSigner) else {
+            throw ValidationError("--rsa-signer must be auto, libcrypto or swift-crypto")
+        }
+        do { try RSASigning.use(library) } catch { throw CommandError("--rsa-signer: \(error.description)") }
     }
 
     private func connectionLimits() throws -> ConnectionLimits {

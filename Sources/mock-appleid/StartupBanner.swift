@@ -23,6 +23,7 @@ struct StartupBanner {
                 "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
+                "  RS256 by:    \(RSASigning.library)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
             if let stateFile {

@@ -1,9 +1,11 @@
 """The command line: serve flags, keys generate, scenario check, client-secret."""
+import sys
+
 import jwt
 import requests
 from cryptography.hazmat.primitives import serialization
 
-from appleid import REDIRECT_URI, WEB_CLIENT, authorize_url, form_fields
+from appleid import REDIRECT_URI, WEB_CLIENT, authorize_url, exchange, form_fields, sign_in, verify_with_pyjwt
 from server_process import ROOT, run_cli, serving
 
 
@@ -87,3 +89,23 @@ def test_client_secret_refuses_a_file_that_is_not_a_key(tmp_path):
     not_a_key.write_text("hello")
     result = run_cli("client-secret", "--key", str(not_a_key))
     assert result.returncode != 0 and "P-256" in result.stderr
+
+
+def test_serve_signs_rs256_with_the_library_it_is_asked_for():
+    """libcrypto is the default on Linux (looked for there only); swift-crypto on request. PyJWT verifies the
+    tokens of both."""
+    signers = [("swift-crypto", "swift-crypto")]
+    if sys.platform.startswith("linux"):
+        signers += [("auto", "libcrypto (OpenSSL 3"), ("libcrypto", "libcrypto (OpenSSL 3")]
+    else:
+        signers += [("auto", "swift-crypto")]
+        refused = run_cli("serve", "--port", "0", "--rsa-signer", "libcrypto")
+        assert refused.returncode != 0 and "no OpenSSL 3 libcrypto" in refused.stderr
+    for signer, named in signers:
+        with serving("--rsa-signer", signer) as base_url:
+            assert f"RS256 by:    {named}" in base_url.banner, signer
+            code = sign_in(base_url, authorize_url(base_url))["code"]
+            tokens = exchange(base_url, code).json()
+            assert verify_with_pyjwt(base_url, tokens["id_token"])["sub"], signer
+    result = run_cli("serve", "--port", "0", "--rsa-signer", "openssl")
+    assert result.returncode != 0 and "--rsa-signer must be auto, libcrypto or swift-crypto" in result.stderr

@@ -1,10 +1,12 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import MockAppleID
 
 // `signing-rate RSA_PEM EC_PEM [SECONDS]`: signs an identity-token-sized input in a loop on one
-// thread and prints the milliseconds one RS256 and one ES256 signature take, the reference a flow's
-// server CPU is compared with.
+// thread and prints the milliseconds one RS256 and one ES256 signature take with swift-crypto (the
+// reference a flow's server CPU is compared with), and one RS256 signature through the core's
+// SigningKey with libcrypto, when the system has it.
 
 func millisecondsPerSignature(seconds: Double, _ sign: () throws -> Void) rethrows -> Double {
     for _ in 0..<20 { try sign() }
@@ -35,4 +37,9 @@ let ec = try P256.Signing.PrivateKey(pemRepresentation: ecPEM)
 let rs256 = try millisecondsPerSignature(seconds: seconds) { _ = try rsa.signature(for: input, padding: .insecurePKCS1v1_5) }
 let es256 = try millisecondsPerSignature(seconds: seconds) { _ = try ec.signature(for: input) }
 print(String(format: "rs256_ms %.4f", rs256))
+if (try? RSASigning.use(.libcrypto)) != nil {
+    let key = try SigningKey(kid: "rate", algorithm: .rs256, pem: rsaPEM)
+    let libcrypto = try millisecondsPerSignature(seconds: seconds) { _ = try key.sign(input) }
+    print(String(format: "rs256_libcrypto_ms %.4f", libcrypto))
+}
 print(String(format: "es256_ms %.4f", es256))

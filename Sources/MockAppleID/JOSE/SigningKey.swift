@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import SystemLibcrypto
 
 /// A private key that signs identity tokens, published in the JWKS under its `kid`.
 public struct SigningKey: Sendable, Codable {
@@ -12,7 +13,8 @@ public struct SigningKey: Sendable, Codable {
     public let publicJWK: JSONValue
 
     private enum Backing: Sendable {
-        case rsa(_RSA.Signing.PrivateKey)
+        /// libcrypto's copy signs when ``RSASigning/library`` was libcrypto as the key was read.
+        case rsa(_RSA.Signing.PrivateKey, LibcryptoRSAKey?)
         case ec(P256.Signing.PrivateKey)
     }
 
@@ -29,7 +31,7 @@ public struct SigningKey: Sendable, Codable {
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
             guard key.keySizeInBits >= 2048 else { throw KeyError.rsaKeyTooSmall(key.keySizeInBits) }
-            backing = .rsa(key)
+            backing = try .rsa(key, Self.libcryptoCopy(of: key))
             let primitives = try key.publicKey.getKeyPrimitives()
             publicJWK = .object([
                 ("kty", .string("RSA")),
@@ -58,23 +60,48 @@ public struct SigningKey: Sendable, Codable {
     /// Signs the JWS signing input; ES256 signatures are raw r‖s as JWS requires.
     public func sign(_ input: Data) throws -> Data {
         switch backing {
-        case let .rsa(key):
+        case let .rsa(_, libcryptoKey?):
+            guard let signature = libcryptoKey.sign(sha256: Array(SHA256.hash(data: input))) else { throw KeyError.libcryptoFailed }
+            return Data(signature)
+        case let .rsa(key, nil):
             return try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
         case let .ec(key):
             return try key.signature(for: input).rawRepresentation
         }
     }
 
+    /// The library this key's RS256 signatures come from; `nil` for an ES256 key.
+    public var rsaLibrary: RSASigning.Library? {
+        switch backing {
+        case .rsa(_, .some): return .libcrypto
+        case .rsa(_, nil): return .swiftCrypto
+        case .ec: return nil
+        }
+    }
+
     /// Checks a signature made by this key (used by tests and by the CLI's self-check).
     public func isValidSignature(_ signature: Data, for input: Data) -> Bool {
         switch backing {
-        case let .rsa(key):
+        case let .rsa(key, _):
             return key.publicKey.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
         case let .ec(key):
             guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.publicKey.isValidSignature(ecdsa, for: input)
         }
+    }
+
+    /// libcrypto's copy of `key` when the process signs with libcrypto. Its first signature, checked with
+    /// swift-crypto's public key, proves the copy is the same key (and readies it before threads share it).
+    private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoRSAKey? {
+        guard RSASigning.library == .libcrypto, let library = Libcrypto.shared else { return nil }
+        let probe = Data("mock-appleid".utf8)
+        guard let copy = LibcryptoRSAKey(der: Array(key.derRepresentation), library: library),
+              let signature = copy.sign(sha256: Array(SHA256.hash(data: probe))),
+              key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: probe,
+                                             padding: .insecurePKCS1v1_5)
+        else { throw KeyError.libcryptoFailed }
+        return copy
     }
 
     /// Whether `kid` is 1 to 64 letters, digits, `-` or `_`.
@@ -102,10 +129,12 @@ public struct SigningKey: Sendable, Codable {
     /// Why a key file could not be used.
     public enum KeyError: Error, CustomStringConvertible {
         case rsaKeyTooSmall(Int)
+        case libcryptoFailed
 
         public var description: String {
             switch self {
             case let .rsaKeyTooSmall(bits): return "RSA key has \(bits) bits; at least 2048 are required"
+            case .libcryptoFailed: return "libcrypto could not sign with the RSA key (start with --rsa-signer swift-crypto to sign without it)"
             }
         }
     }

@@ -1,0 +1,42 @@
+import Synchronization
+import SystemLibcrypto
+
+/// The library that makes RS256 signatures, chosen for the whole process before its keys are read.
+///
+/// RSASSA-PKCS1-v1_5 is deterministic, so both make the same bytes; libcrypto (OpenSSL 3, found on
+/// Linux at run time) makes them in about half the time where the CPU has AVX-512 IFMA, and at least as
+/// fast elsewhere. swift-crypto (BoringSSL, built in) signs wherever libcrypto is missing.
+public enum RSASigning {
+    /// Where RS256 signatures come from.
+    public enum Library: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// The system's OpenSSL 3 libcrypto.
+        case libcrypto
+        /// swift-crypto, built into the binary.
+        case swiftCrypto = "swift-crypto"
+
+        public var description: String {
+            switch self {
+            case .libcrypto: return "libcrypto (\(Libcrypto.shared?.version ?? "not found"))"
+            case .swiftCrypto: return "swift-crypto"
+            }
+        }
+    }
+
+    /// Why a library cannot be used.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private static let chosen = Mutex<Library>(Libcrypto.shared == nil ? .swiftCrypto : .libcrypto)
+
+    /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said otherwise.
+    public static var library: Library { chosen.withLock { $0 } }
+
+    /// Makes keys read from now on sign with `library`; keys already read keep theirs.
+    public static func use(_ library: Library) throws(Unavailable) {
+        if library == .libcrypto, Libcrypto.shared == nil {
+            throw Unavailable(description: "libcrypto was asked for, but no OpenSSL 3 libcrypto (libcrypto.so.3) could be loaded")
+        }
+        chosen.withLock { $0 = library }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import MockAppleID
+import Testing
+
+// Serialized: its tests choose the process's RS256 library (no other suite does).
+@Suite("RS256 from libcrypto and swift-crypto", .serialized)
+struct RSASigningTests {
+    static let shippedKeys = ["mRS1a8XkPq", "mRS2bT4nWz", "mRS3cY7jLd"]
+
+    static func keys(signedBy library: RSASigning.Library) throws -> [SigningKey] {
+        try RSASigning.use(library)
+        return try shippedKeys.map { kid in
+            try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
+        }
+    }
+
+    #if os(Linux)
+    @Test("with every shipped key, libcrypto's signatures are swift-crypto's byte for byte (PKCS#1 v1.5 is deterministic)")
+    func librariesAgree() throws {
+        // Ends on libcrypto, the default where it loads.
+        let builtIn = try Self.keys(signedBy: .swiftCrypto)
+        let system = try Self.keys(signedBy: .libcrypto)
+        #expect(builtIn.map(\.rsaLibrary) == Array(repeating: .swiftCrypto, count: 3))
+        #expect(system.map(\.rsaLibrary) == Array(repeating: .libcrypto, count: 3))
+        for (ours, theirs) in zip(system, builtIn) {
+            for size in [0, 1, 55, 700, 8192] {
+                let input = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+                let signature = try ours.sign(input)
+                #expect(signature.count == 256)
+                #expect(signature == (try theirs.sign(input)), "\(ours.kid), \(size) bytes")
+                #expect(theirs.isValidSignature(signature, for: input))
+                #expect(!theirs.isValidSignature(signature, for: input + Data([0])))
+            }
+        }
+    }
+
+    @Test("one libcrypto key signs from many threads at once, each signature right")
+    func concurrentSigning() async throws {
+        let key = try #require(try Self.keys(signedBy: .libcrypto).first)
+        #expect(key.rsaLibrary == .libcrypto)
+        let wrong = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<40 {
+                        let input = Data("task \(task) round \(round)".utf8)
+                        if !key.isValidSignature(try key.sign(input), for: input) { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+    #else
+    @Test("libcrypto is looked for on Linux only: asking for it elsewhere is refused, and swift-crypto signs")
+    func libcryptoIsLinuxOnly() throws {
+        #expect(throws: RSASigning.Unavailable.self) { try RSASigning.use(.libcrypto) }
+        #expect(RSASigning.library == .swiftCrypto)
+        #expect(try Self.keys(signedBy: .swiftCrypto).allSatisfy { $0.rsaLibrary == .swiftCrypto })
+    }
+    #endif
+}
