@@ -79,6 +79,15 @@ struct ClockTests {
         #expect(clock.now == Date(timeIntervalSince1970: 253_402_300_000))
     }
 
+    @Test("a running clock set to the last second it accepts reads that second afterwards, never past it")
+    func runningStopsAtLatest() throws {
+        let wall = Mutex(start)
+        let clock = MockClock(.frozen(at: start), wallClock: { wall.withLock { $0 } })
+        try clock.set(to: TimeRange.latest, frozen: false)
+        wall.withLock { $0 = $0.addingTimeInterval(3600) }
+        #expect(clock.now == TimeRange.latest)
+    }
+
     @Test("whole-second conversions saturate instead of trapping")
     func wholeSeconds() {
         #expect(TimeRange.wholeSeconds(1e300) == .max)

@@ -167,9 +167,10 @@ public final class MockClock: Sendable {
         }
     }
 
+    /// A running clock stops at ``TimeRange/latest``: one set just before it must not read past it a moment later.
     private static func instant(of mode: Mode, wall: Date) -> Date {
         switch mode {
-        case let .running(offset): return wall.addingTimeInterval(offset)
+        case let .running(offset): return min(wall.addingTimeInterval(offset), TimeRange.latest)
         case let .frozen(date): return date
         }
     }

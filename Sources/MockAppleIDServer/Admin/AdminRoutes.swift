@@ -16,6 +16,10 @@ struct AdminRoutes: Sendable {
     func register(on router: RecordingRouter) {
         let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
+        let document = ByteBuffer(string: AdminOpenAPIDocument.yaml(base: configuration.pathPrefix.isEmpty ? "/" : configuration.pathPrefix))
+        admin.get("openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: document))
+        }
         // The dashboard: the same information as a page.
         admin.get("") { _, _ in AppleResponse.html(DashboardPage.render(provider, prefix: configuration.pathPrefix + Self.prefix)) }
         admin.post("reset") { _, _ in

@@ -6,6 +6,8 @@ import Synchronization
 /// with `Allow` instead of 404. Filled while routes are registered, read while serving.
 final class RouteTable: Sendable {
     private struct Route {
+        /// The path as registered.
+        let path: String
         /// Path segments; nil for a parameter (`{id}`), which matches any one segment.
         let segments: [String?]
         var methods: [HTTPRequest.Method]
@@ -19,7 +21,7 @@ final class RouteTable: Sendable {
             if let index = routes.firstIndex(where: { $0.segments == segments }) {
                 routes[index].methods.append(method)
             } else {
-                routes.append(Route(segments: segments, methods: [method]))
+                routes.append(Route(path: path.description, segments: segments, methods: [method]))
             }
         }
     }
@@ -34,6 +36,12 @@ final class RouteTable: Sendable {
             }.flatMap(\.methods)
         }
         return methods.contains(.get) && !methods.contains(.head) ? methods + [.head] : methods
+    }
+
+    /// Every registered path with its methods, in registration order (what the admin API's OpenAPI
+    /// document is checked against).
+    var registered: [(path: String, methods: [HTTPRequest.Method])] {
+        routes.withLock { $0.map { ($0.path, $0.methods) } }
     }
 
     private static func segments(_ path: String) -> [String] {
