@@ -1,7 +1,24 @@
 import ArgumentParser
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// The process's entry: Swift concurrency's jobs run on SwiftNIO's event loops (installed before any task
+/// exists), so a request's handler runs on the thread that read it instead of being handed to a second pool.
+@main
+enum MockAppleIDMain {
+    static func main() {
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        Task {
+            await MockAppleIDCommand.main()
+            exit(0)
+        }
+        dispatchMain()
+    }
+}
 
 /// `mock-appleid`: a local stand-in for Sign in with Apple (appleid.apple.com).
-@main
 struct MockAppleIDCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-appleid",
