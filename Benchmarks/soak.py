@@ -12,6 +12,7 @@ import multiprocessing
 import pathlib
 import re
 import subprocess
+import time
 
 import requests
 
@@ -22,29 +23,36 @@ CLOCK_STEP = 3900  # seconds: longer than a code's and an access token's life
 
 
 def _flows(arguments):
+    """Signs in `count` times; returns the slowest sign-in's milliseconds."""
     url, secret, count = arguments
+    slowest = 0.0
     with requests.Session() as session:
         for _ in range(count):
+            started = time.perf_counter()
             flow(session, url, secret, "code")
-    return count
+            slowest = max(slowest, (time.perf_counter() - started) * 1000)
+    return slowest
 
 
-def _wrk_requests(url: str, count: int, connections: int = 16) -> tuple[int, int, float]:
-    """Sends about `count` requests from soak.lua; returns those sent, the 5xx answers and the slowest
-    answer's milliseconds. wrk runs for a time, so the time comes from a short first measurement."""
-    sent = fives = 0
+def _wrk_requests(url: str, count: int, connections: int = 16) -> tuple[int, int, int, float]:
+    """Sends about `count` requests from soak.lua; returns those answered, the 5xx answers, the socket errors
+    (connect, read, write, and answers slower than wrk's 2 s timeout) and the slowest answer's milliseconds.
+    wrk runs for a time, so the time comes from a short first measurement."""
+    sent = fives = errors = 0
     slowest = 0.0
     seconds = 2
     while sent < count:
-        output = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(SCRIPT), url],
-                                check=True, capture_output=True, text=True).stdout
+        output = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "2s", "--latency",
+                                 "-s", str(SCRIPT), url], check=True, capture_output=True, text=True).stdout
         done = int(re.search(r"(\d+) requests in", output).group(1))
         sent += done
         fives += int(re.search(r"^5xx (\d+)$", output, re.M).group(1))
+        socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+        errors += sum(int(n) for n in socket_errors.groups()) if socket_errors else 0
         slowest = max(slowest, _milliseconds(re.search(r"Latency\s+\S+\s+\S+\s+(\S+)", output).group(1)))
         rate = done / seconds
         seconds = max(1, min(30, round((count - sent) / rate))) if rate else 2
-    return sent, fives, slowest
+    return sent, fives, errors, slowest
 
 
 def _milliseconds(text: str) -> float:
@@ -56,8 +64,8 @@ def soak_rows(binary: str, secret: str, total: int, flows: int, clients: int) ->
     """`total` requests, `flows` of them sign-ins of two requests each, in ten rounds."""
     others = max(0, total - 2 * flows)
     rss = []
-    sent = fives = 0
-    slowest = 0.0
+    sent = fives = errors = 0
+    slowest = slowest_flow = 0.0
     with Server(binary, "--auto-approve", "jane") as server:
         requests.get(f"{server.url}/auth/keys", timeout=10).raise_for_status()
         idle = server.rss_mb()
@@ -65,10 +73,11 @@ def soak_rows(binary: str, secret: str, total: int, flows: int, clients: int) ->
             for _ in range(10):
                 share = flows // 10
                 pending = pool.map_async(_flows, [(server.url, secret, share // clients + (n < share % clients)) for n in range(clients)])
-                done, round_fives, round_slowest = _wrk_requests(server.url, others // 10)
-                pending.get()
+                done, round_fives, round_errors, round_slowest = _wrk_requests(server.url, others // 10)
+                slowest_flow = max([slowest_flow, *pending.get()])
                 sent += done + 2 * share
                 fives += round_fives
+                errors += round_errors
                 slowest = max(slowest, round_slowest)
                 rss.append(server.rss_mb())
                 moved = requests.post(f"{server.url}/__admin/clock", json={"advance": CLOCK_STEP}, timeout=10)
@@ -79,5 +88,6 @@ def soak_rows(binary: str, secret: str, total: int, flows: int, clients: int) ->
         (f"memory soak: {sent:,} requests, {flows:,} of them in flows; RSS after each tenth",
          " ".join(f"{value:.0f}" for value in rss) + " MB",
          f"last nine tenths within {(max(settled) / min(settled) - 1) * 100:.1f} % (idle {idle:.1f} MB)", "flat within 10 %"),
-        ("memory soak: 5xx answers, slowest wrk answer", f"{fives}, {slowest:.0f} ms", "", "0, < 1 s"),
+        ("memory soak: 5xx answers, socket errors and timeouts, slowest answer, slowest sign-in",
+         f"{fives}, {errors}, {slowest:.0f} ms, {slowest_flow:.0f} ms", "", "0, 0, < 1 s, < 1 s"),
     ]

@@ -15,6 +15,13 @@ struct StartupBanner {
     var stateFile: (path: String, restored: Bool)?
     var sharedStore: (name: String, restored: Bool)?
 
+    /// The library RS256 keys sign with, naming any key that signs with another (one libcrypto could not use).
+    var rsaSigners: String {
+        let others = provider.keyRing().published.filter { $0.rsaLibrary.map { $0 != RSASigning.library } ?? false }
+        guard !others.isEmpty else { return RSASigning.library.description }
+        return "\(RSASigning.library), but swift-crypto for \(others.map(\.kid).joined(separator: ", ")) (libcrypto could not use it)"
+    }
+
     var text: String {
         do {
             let base = running.baseURL
@@ -23,7 +30,7 @@ struct StartupBanner {
                 "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
-                "  RS256 by:    \(RSASigning.library)",
+                "  RS256 by:    \(rsaSigners)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
             if let stateFile {

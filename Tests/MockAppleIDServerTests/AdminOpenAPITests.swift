@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOCore
 @testable import MockAppleIDServer
 import Testing
 
@@ -10,10 +11,10 @@ import Testing
 struct AdminOpenAPITests {
     /// `METHOD path` for each operation the document names: its paths are the lines `  /__admin…:` and
     /// its operations the lines `    get:` and so on under them.
-    static func documentedOperations() -> Set<String> {
+    static func documentedOperations(_ document: ByteBuffer = AdminOpenAPIDocument.server) -> Set<String> {
         var operations = Set<String>()
         var path: String?
-        for line in AdminOpenAPIDocument.text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in String(buffer: document).split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("  /"), line.hasSuffix(":") {
                 path = String(line.dropFirst(2).dropLast())
             } else if line.hasPrefix("  "), !line.hasPrefix("   ") {
@@ -26,18 +27,34 @@ struct AdminOpenAPITests {
         return operations
     }
 
-    @Test("it names every admin route the server registers, and nothing else")
-    func everyRoute() throws {
+    /// `METHOD path` for each admin route registered for the server (with tenants) or for a tenant (without).
+    static func registeredOperations(withTenants: Bool) throws -> Set<String> {
         let provider = try Harness.provider()
         let configuration = ServerConfiguration()
         let table = RouteTable()
         let router = RecordingRouter(router: Router(context: BasicRequestContext.self), table: table)
-        let tenants = TenantRegistry(scenario: provider.scenario, configuration: configuration, store: nil, logger: Logger(label: "test"))
+        let tenants = withTenants
+            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: nil, logger: Logger(label: "test")) : nil
         AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: router)
-        let registered = Set(table.registered.flatMap { route in route.methods.map { "\($0.rawValue) \(route.path)" } })
+        return Set(table.registered.flatMap { route in route.methods.map { "\($0.rawValue) \(route.path)" } })
+    }
+
+    @Test("it names every admin route the server registers, and nothing else")
+    func everyRoute() throws {
+        let registered = try Self.registeredOperations(withTenants: true)
         #expect(registered.count > 40)
         #expect(registered.subtracting(Self.documentedOperations()).sorted() == [])
         #expect(Self.documentedOperations().subtracting(registered).sorted() == [])
+    }
+
+    @Test("a tenant's names every route of a tenant's admin API: all but the tenants' own")
+    func tenantRoutes() throws {
+        let registered = try Self.registeredOperations(withTenants: false)
+        let documented = Self.documentedOperations(AdminOpenAPIDocument.tenant(base: "/t/job-a"))
+        #expect(registered.count > 40)
+        #expect(!documented.contains { $0.contains("tenants") })
+        #expect(registered.subtracting(documented).sorted() == [])
+        #expect(documented.subtracting(registered).sorted() == [])
     }
 
     @Test("served at the admin prefix as YAML; a tenant's names the tenant's base")
@@ -50,7 +67,8 @@ struct AdminOpenAPITests {
                 #expect(String(buffer: response.body).hasPrefix("openapi: 3.1.0\n"))
             }
         }
-        #expect(AdminOpenAPIDocument.yaml(base: "/t/job-a").contains("servers:\n  - url: /t/job-a\n"))
-        #expect(AdminOpenAPIDocument.yaml(base: "/") == AdminOpenAPIDocument.text)
+        let tenant = String(buffer: AdminOpenAPIDocument.tenant(base: "/t/job-a"))
+        #expect(tenant.contains("servers:\n  - url: /t/job-a\n") && tenant.contains("\ncomponents:\n"))
+        #expect(String(buffer: AdminOpenAPIDocument.server) == AdminOpenAPIDocument.text)
     }
 }

@@ -4,8 +4,9 @@ import SystemLibcrypto
 /// The library that makes RS256 signatures, chosen for the whole process before its keys are read.
 ///
 /// RSASSA-PKCS1-v1_5 is deterministic, so both make the same bytes; libcrypto (OpenSSL 3, found on
-/// Linux at run time) makes them in about half the time where the CPU has AVX-512 IFMA, and at least as
-/// fast elsewhere. swift-crypto (BoringSSL, built in) signs wherever libcrypto is missing.
+/// Linux at run time) made them in about half the CPU time of swift-crypto on the machines the
+/// benchmarks ran on. swift-crypto (BoringSSL, built in) signs wherever libcrypto is missing, and in
+/// place of a libcrypto that fails unless libcrypto was asked for by name.
 public enum RSASigning {
     /// Where RS256 signatures come from.
     public enum Library: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -27,16 +28,20 @@ public enum RSASigning {
         public let description: String
     }
 
-    private static let chosen = Mutex<Library>(Libcrypto.shared == nil ? .swiftCrypto : .libcrypto)
+    /// The library, and whether ``use(_:)`` named it (rather than it being the default).
+    private static let chosen = Mutex<(library: Library, named: Bool)>((Libcrypto.shared == nil ? .swiftCrypto : .libcrypto, false))
 
     /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said otherwise.
-    public static var library: Library { chosen.withLock { $0 } }
+    public static var library: Library { chosen.withLock { $0.library } }
+
+    /// Whether libcrypto was asked for by name: then a key libcrypto cannot use is an error, not a fallback.
+    static var libcryptoRequired: Bool { chosen.withLock { $0 == (.libcrypto, true) } }
 
     /// Makes keys read from now on sign with `library`; keys already read keep theirs.
     public static func use(_ library: Library) throws(Unavailable) {
         if library == .libcrypto, Libcrypto.shared == nil {
             throw Unavailable(description: "libcrypto was asked for, but no OpenSSL 3 libcrypto (libcrypto.so.3) could be loaded")
         }
-        chosen.withLock { $0 = library }
+        chosen.withLock { $0 = (library, true) }
     }
 }

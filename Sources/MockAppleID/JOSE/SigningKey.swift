@@ -60,10 +60,9 @@ public struct SigningKey: Sendable, Codable {
     /// Signs the JWS signing input; ES256 signatures are raw r‖s as JWS requires.
     public func sign(_ input: Data) throws -> Data {
         switch backing {
-        case let .rsa(_, libcryptoKey?):
-            guard let signature = libcryptoKey.sign(sha256: Array(SHA256.hash(data: input))) else { throw KeyError.libcryptoFailed }
-            return Data(signature)
-        case let .rsa(key, nil):
+        case let .rsa(key, libcryptoKey):
+            // swift-crypto signs if libcrypto fails (it never has): the same bytes, only slower.
+            if let signature = libcryptoKey?.sign(sha256: Array(SHA256.hash(data: input))) { return Data(signature) }
             return try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
         case let .ec(key):
             return try key.signature(for: input).rawRepresentation
@@ -93,6 +92,7 @@ public struct SigningKey: Sendable, Codable {
 
     /// libcrypto's copy of `key` when the process signs with libcrypto. Its first signature, checked with
     /// swift-crypto's public key, proves the copy is the same key (and readies it before threads share it).
+    /// A copy that fails leaves the key to swift-crypto, unless libcrypto was asked for by name.
     private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoRSAKey? {
         guard RSASigning.library == .libcrypto, let library = Libcrypto.shared else { return nil }
         let probe = Data("mock-appleid".utf8)
@@ -100,7 +100,10 @@ public struct SigningKey: Sendable, Codable {
               let signature = copy.sign(sha256: Array(SHA256.hash(data: probe))),
               key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: probe,
                                              padding: .insecurePKCS1v1_5)
-        else { throw KeyError.libcryptoFailed }
+        else {
+            if RSASigning.libcryptoRequired { throw KeyError.libcryptoFailed }
+            return nil
+        }
         return copy
     }
 
@@ -134,7 +137,7 @@ public struct SigningKey: Sendable, Codable {
         public var description: String {
             switch self {
             case let .rsaKeyTooSmall(bits): return "RSA key has \(bits) bits; at least 2048 are required"
-            case .libcryptoFailed: return "libcrypto could not sign with the RSA key (start with --rsa-signer swift-crypto to sign without it)"
+            case .libcryptoFailed: return "libcrypto, asked for by name, could not sign with the RSA key (serve --rsa-signer swift-crypto or auto signs without it)"
             }
         }
     }

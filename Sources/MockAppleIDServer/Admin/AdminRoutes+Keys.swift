@@ -7,7 +7,7 @@ extension AdminRoutes {
         admin.get("keys") { _, _ in try AdminResponse.json(KeysView(provider.keyRing())) }
         admin.post("keys") { request, _ in
             let body = try await body(request, allowing: ["kid", "alg", "pem", "generate", "activate", "at"])
-            let key = try newKey(body)
+            let key = try await offEventLoop { try newKey(body) }
             try change(.add(key), at: try body.instant("at"))
             if try body.flag("activate") == true { try change(.activate(kid: key.kid), at: try body.instant("at")) }
             return try AdminResponse.json(KeysView(provider.keyRing()), status: .created)

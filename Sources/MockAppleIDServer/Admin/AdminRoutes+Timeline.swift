@@ -15,7 +15,7 @@ extension AdminRoutes {
             if try body.flag("scenario") == true {
                 provider.timeline.load(provider.scenario.timeline, origin: .scenario)
             } else {
-                let (timeline, origin) = try timeline(from: body)
+                let (timeline, origin) = try await offEventLoop { try self.timeline(from: body) }  // may generate keys
                 provider.timeline.load(timeline, origin: origin)
             }
             return try AdminResponse.json(TimelineView(provider.timeline))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MockAppleID
+import NIOPosix
 
 /// The admin API under `/__admin`, on the same listener as Apple's endpoints. It calls the same
 /// provider facade as the embedding library, and its errors render themselves. See README.md, "Admin API".
@@ -16,9 +17,9 @@ struct AdminRoutes: Sendable {
     func register(on router: RecordingRouter) {
         let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
-        let document = ByteBuffer(string: AdminOpenAPIDocument.yaml(base: configuration.pathPrefix.isEmpty ? "/" : configuration.pathPrefix))
         admin.get("openapi.yaml") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: document))
+            let document = tenants == nil ? AdminOpenAPIDocument.tenant(base: configuration.pathPrefix) : AdminOpenAPIDocument.server
+            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: document))
         }
         // The dashboard: the same information as a page.
         admin.get("") { _, _ in AppleResponse.html(DashboardPage.render(provider, prefix: configuration.pathPrefix + Self.prefix)) }
@@ -49,6 +50,12 @@ struct AdminRoutes: Sendable {
         guard let text = request.uri.queryParameters.get("after") else { return 0 }
         guard let value = Int(text), value >= 0 else { throw AdminError.badRequest("after must be a whole number 0 or more") }
         return value
+    }
+
+    /// Runs `work` on SwiftNIO's thread pool: what can take long (generating an RSA key) must not stall the
+    /// event loop it was asked on, and every connection that loop serves.
+    func offEventLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     /// The request's JSON object body; a member not in `fields` is refused, naming the ones allowed.
