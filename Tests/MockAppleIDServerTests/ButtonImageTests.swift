@@ -149,12 +149,18 @@ struct ButtonImageTests {
         }
     }
 
-    @Test("a repeated request is served from the cache")
-    func cached() throws {
+    @Test("a repeated request is served from the cache; parallel first requests all get the same image")
+    func cached() async throws {
         let images = ButtonImages()
         let spec = try #require(ButtonSpec(.logoOnly, query: []))
-        let first = try images.image(for: spec), second = try images.image(for: spec)
+        let first = try await images.image(for: spec), second = try await images.image(for: spec)
         #expect(first.png.readableBytesView.withUnsafeBytes { $0.baseAddress } == second.png.readableBytesView.withUnsafeBytes { $0.baseAddress })
+        let large = try #require(ButtonSpec(.centered, query: [("width", "375"), ("height", "64"), ("scale", "6")]))
+        let parallel = try await withThrowingTaskGroup(of: ButtonImages.Image.self) { group in
+            for _ in 0..<4 { group.addTask { try await images.image(for: large) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(parallel.map(\.etag)).count == 1)
     }
 
     /// The width and height a PNG's IHDR declares.

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Rendered button images by what they show, rendered once each: a repeated request costs a lookup.
@@ -26,8 +27,16 @@ final class ButtonImages: Sendable {
 
     init() {}
 
-    func image(for spec: ButtonSpec) throws -> Image {
+    /// The image for `spec`: from the cache, or rendered (up to about 20 ms at the largest size) on SwiftNIO's
+    /// thread pool, so that a render never stalls an event loop and at most one per core runs at a time.
+    func image(for spec: ButtonSpec) async throws -> Image {
         if let image = cache.withLock({ $0.images[spec] }) { return image }
+        return try await NIOThreadPool.singleton.runIfActive { try self.render(spec) }
+    }
+
+    /// Renders the image for `spec` and keeps it.
+    private func render(_ spec: ButtonSpec) throws -> Image {
+        if let image = cache.withLock({ $0.images[spec] }) { return image }  // rendered while this one waited
         let png: ByteBuffer
         do { png = try PNGEncoder.encode(rgba: ButtonRenderer.pixels(spec), width: spec.pixelWidth, height: spec.pixelHeight) } catch {
             throw HTTPError(.internalServerError, message: "the button image could not be encoded")

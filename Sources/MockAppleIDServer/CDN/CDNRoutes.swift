@@ -31,7 +31,7 @@ struct CDNRoutes: Sendable {
     func register(on router: RecordingRouter) {
         for prefix in ["", Self.cdnPrefix] {
             for (path, endpoint) in Self.buttons {
-                router.get(RouterPath(prefix + path)) { request, _ in try button(request, endpoint) }
+                router.get(RouterPath(prefix + path)) { request, _ in try await button(request, endpoint) }
             }
             router.get(RouterPath(prefix + Self.scriptPath)) { request, context in
                 guard let locale = context.parameters.get("locale"), ButtonMasters.locales.contains(locale) else {
@@ -42,11 +42,11 @@ struct CDNRoutes: Sendable {
         }
     }
 
-    private func button(_ request: Request, _ endpoint: ButtonSpec.Endpoint) throws -> Response {
+    private func button(_ request: Request, _ endpoint: ButtonSpec.Endpoint) async throws -> Response {
         // Names and values decoded, repeats kept (ButtonSpec refuses them), empty pieces (`a&&b`) skipped.
         guard let form = try? request.queryForm(),
               let spec = ButtonSpec(endpoint, query: form.pairs.map { ($0.name, $0.value) }) else { throw HTTPError(.notFound) }
-        let image = try images.image(for: spec)
+        let image = try await images.image(for: spec)
         return Self.cached(image.png, etag: image.etag, contentType: "image/png", request)
     }
 
