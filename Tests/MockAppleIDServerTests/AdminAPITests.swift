@@ -132,6 +132,28 @@ struct AdminAPITests {
         }
     }
 
+    @Test("a persona whose id needs percent-encoding in a path is found by it (josé, 100% sure); a broken escape is 400")
+    func percentEncodedPersonaIDs() async throws {
+        try await Harness.withRouter(try Harness.provider()) { client in
+            for (id, path) in [("josé", "jos%C3%A9"), ("100% sure", "100%25%20sure")] {
+                let body = JSONValue.object([("id", .string(id)), ("email", .string("x@example.com"))]).serialized
+                try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: ByteBuffer(string: body)) {
+                    #expect($0.status == .created)
+                }
+                try await client.execute(uri: "/__admin/personas/\(path)", method: .get) { response in
+                    #expect(response.status == .ok, "\(id)")
+                    #expect(response.json?["id"] == .string(id))
+                }
+                try await client.execute(uri: "/__admin/personas/\(path)/revoke-consent", method: .post, headers: Self.json,
+                                         body: ByteBuffer(string: #"{"client":"com.example.web"}"#)) { #expect($0.status != .notFound, "\(id)") }
+            }
+            try await client.execute(uri: "/__admin/personas/100%zz", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.json?["error"] == .string("bad_request"))
+            }
+        }
+    }
+
     @Test("auto-approve: set, read, clear; unknown persona is 404")
     func autoApprove() async throws {
         let provider = try Harness.provider()

@@ -653,6 +653,7 @@ paths:
           content:
             application/json:
               schema: {$ref: "#/components/schemas/Persona"}
+        "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "404": {$ref: "#/components/responses/NotFound"}
@@ -886,7 +887,7 @@ paths:
         - name: team
           in: path
           required: true
-          description: A Team ID of the scenario, compared with the path segment as sent (it is not percent-decoded).
+          description: A Team ID of the scenario, percent-decoded (an invalid escape answers 400).
           schema:
             type: string
             minLength: 1
@@ -971,7 +972,7 @@ paths:
         - name: name
           in: path
           required: true
-          description: The tenant's name.
+          description: The tenant's name (percent-decoded; an invalid escape answers 400).
           schema: {$ref: "#/components/schemas/TenantName"}
           example: job-1234
       responses:
@@ -980,6 +981,7 @@ paths:
           content:
             application/json:
               schema: {$ref: "#/components/schemas/TenantRemoved"}
+        "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "404": {$ref: "#/components/responses/NotFound"}
@@ -1113,7 +1115,7 @@ components:
       name: app
       in: path
       required: true
-      description: A client id (bundle id or Services ID) or an app group's primary App ID, compared with the path segment as sent (it is not percent-decoded).
+      description: A client id (bundle id or Services ID) or an app group's primary App ID, percent-decoded (an invalid escape answers 400).
       schema:
         type: string
         minLength: 1
@@ -1122,7 +1124,7 @@ components:
       name: id
       in: path
       required: true
-      description: The persona's id, compared with the path segment as sent (it is not percent-decoded).
+      description: The persona's id, percent-decoded (`jos%C3%A9` names `josé`; an invalid escape answers 400).
       schema:
         type: string
         minLength: 1

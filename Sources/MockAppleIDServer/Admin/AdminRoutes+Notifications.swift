@@ -30,7 +30,7 @@ extension AdminRoutes {
             AdminResponse.json(JSONValue.object([("retried", .int(Int64(provider.retryNotifications())))]))
         }
         admin.put("apps/{app}/notification-url") { request, context in
-            let app = context.parameters.get("app") ?? ""
+            let app = try pathParameter("app", context)
             let body = try await body(request, allowing: ["url"])
             guard let value = body["url"] else { throw AdminError.badRequest("url is required (a URL, or null to remove it)") }
             let url: String? = value == .null ? nil : try body.text("url")

@@ -46,7 +46,7 @@ extension AdminRoutes {
     }
 
     private func current(_ context: BasicRequestContext) throws(AdminError) -> Persona {
-        let id = context.parameters.get("id") ?? ""
+        let id = try pathParameter("id", context)
         guard let found = provider.persona(id) else { throw AdminError.notFound("persona \"\(id)\" does not exist") }
         return found
     }

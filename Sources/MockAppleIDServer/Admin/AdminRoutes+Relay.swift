@@ -23,7 +23,7 @@ extension AdminRoutes {
                                                             addresses: provider.relayAddresses(), persona: persona))
         }
         admin.put("teams/{team}/email-sources") { request, context in
-            let team = context.parameters.get("team") ?? ""
+            let team = try pathParameter("team", context)
             let body = try await body(request, allowing: ["sources"])
             guard case let .array(items)? = body["sources"] else { throw AdminError.badRequest("sources must be a list of domains and addresses") }
             let sources = try items.map { item throws(AdminError) -> String in

@@ -17,7 +17,7 @@ extension AdminRoutes {
             return try AdminResponse.json(TenantView(name: name, provider: provider), status: .created)
         }
         admin.delete("tenants/{name}") { _, context in
-            let name = context.parameters.get("name") ?? ""
+            let name = try pathParameter("name", context)
             let removed: Bool
             do throws(TenantError) { removed = try await tenants.remove(name) } catch { throw Self.adminError(error) }
             guard removed else { throw AdminError.notFound("no tenant named \"\(name.prefix(80))\"") }

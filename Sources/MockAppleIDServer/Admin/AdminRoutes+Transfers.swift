@@ -8,7 +8,7 @@ extension AdminRoutes {
     func registerTransfers(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("transfers") { _, _ in try AdminResponse.json(TransfersView(transfers: provider.transfers())) }
         admin.post("apps/{app}/transfer") { request, context in
-            let app = context.parameters.get("app") ?? ""
+            let app = try pathParameter("app", context)
             let body = try await body(request, allowing: ["team", "at"])
             guard let team = try body.text("team") else { throw AdminError.badRequest("team (the recipient Team ID) is required") }
             if let date = try body.instant("at"), date > provider.clock.now {

@@ -58,6 +58,15 @@ struct AdminRoutes: Sendable {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
 
+    /// The path parameter `name`, percent-decoded (`/personas/jos%C3%A9` names the persona `josé`); 400
+    /// when it is not valid percent-encoding of UTF-8.
+    func pathParameter(_ name: String, _ context: BasicRequestContext) throws(AdminError) -> String {
+        guard let decoded = (context.parameters.get(name) ?? "").removingPercentEncoding else {
+            throw AdminError.badRequest("the path's \(name) is not valid percent-encoding of UTF-8")
+        }
+        return decoded
+    }
+
     /// The request's JSON object body; a member not in `fields` is refused, naming the ones allowed.
     func body(_ request: Request, allowing fields: [String]) async throws(AdminError) -> JSONValue {
         let body = try await request.adminJSON(maxSize: configuration.maxBodySize)
