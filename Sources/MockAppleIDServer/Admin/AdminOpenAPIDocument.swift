@@ -7,8 +7,13 @@ enum AdminOpenAPIDocument {
     static let server = ByteBuffer(string: text)
 
     /// A tenant's admin API, under `base` (`/t/NAME`): the same operations but the tenants' own, which only
-    /// the server's admin API has. Made when asked for, so that a hundred tenants keep no copies.
+    /// the server's admin API has. Made when asked for from text trimmed once, so that tenants keep no copies.
     static func tenant(base: String) -> ByteBuffer {
+        ByteBuffer(string: tenantText.replacingOccurrences(of: "servers:\n  - url: /\n", with: "servers:\n  - url: \(base)\n"))
+    }
+
+    /// ``text`` without the paths under `/__admin/tenants`.
+    private static let tenantText: String = {
         var lines: [Substring] = []
         var inTenantsPath = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -16,8 +21,8 @@ enum AdminOpenAPIDocument {
             else if !line.hasPrefix(" "), !line.isEmpty { inTenantsPath = false }
             if !inTenantsPath { lines.append(line) }
         }
-        return ByteBuffer(string: lines.joined(separator: "\n").replacingOccurrences(of: "servers:\n  - url: /\n", with: "servers:\n  - url: \(base)\n"))
-    }
+        return lines.joined(separator: "\n")
+    }()
 
     static let text = #"""
 openapi: 3.1.0

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MockAppleID
-import NIOPosix
 
 /// The admin API under `/__admin`, on the same listener as Apple's endpoints. It calls the same
 /// provider facade as the embedding library, and its errors render themselves. See README.md, "Admin API".
@@ -50,12 +49,6 @@ struct AdminRoutes: Sendable {
         guard let text = request.uri.queryParameters.get("after") else { return 0 }
         guard let value = Int(text), value >= 0 else { throw AdminError.badRequest("after must be a whole number 0 or more") }
         return value
-    }
-
-    /// Runs `work` on SwiftNIO's thread pool: what can take long (generating an RSA key) must not stall the
-    /// event loop it was asked on, and every connection that loop serves.
-    func offEventLoop<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     /// The path parameter `name`, percent-decoded (`/personas/jos%C3%A9` names the persona `josé`); 400

@@ -1,6 +1,5 @@
 import Hummingbird
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// Rendered button images by what they show, rendered once each: a repeated request costs a lookup.
@@ -27,11 +26,11 @@ final class ButtonImages: Sendable {
 
     init() {}
 
-    /// The image for `spec`: from the cache, or rendered (up to about 20 ms at the largest size) on SwiftNIO's
-    /// thread pool, so that a render never stalls an event loop and at most one per core runs at a time.
+    /// The image for `spec`: from the cache, or rendered (up to about 20 ms at the largest size) off the event
+    /// loop, at most one per core at a time.
     func image(for spec: ButtonSpec) async throws -> Image {
         if let image = cache.withLock({ $0.images[spec] }) { return image }
-        return try await NIOThreadPool.singleton.runIfActive { try self.render(spec) }
+        return try await offEventLoop { try self.render(spec) }
     }
 
     /// Renders the image for `spec` and keeps it.
