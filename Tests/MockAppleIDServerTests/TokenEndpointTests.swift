@@ -62,6 +62,10 @@ struct TokenEndpointTests {
     @Test("malformed requests get invalid_request, never a 500", arguments: [
         ("application/json", #"{"client_id":"com.example.web"}"#),
         (nil, "client_id=com.example.web"),
+        ("application/x-www-form-urlencodedXYZ", "client_id=com.example.web"),
+        ("application/x-www-form-urlencoded x", "client_id=com.example.web"),
+        ("x application/x-www-form-urlencoded", "client_id=com.example.web"),
+        ("", "client_id=com.example.web"),
         ("application/x-www-form-urlencoded", "client_id=%zz"),
         ("application/x-www-form-urlencoded", "client_id=a&client_id=b"),
         ("application/x-www-form-urlencoded", String(repeating: "a", count: 70_000)),
@@ -74,6 +78,17 @@ struct TokenEndpointTests {
                     #expect(response.status == .badRequest, "\(endpoint)")
                     #expect(response.text == #"{"error":"invalid_request"}"#, "\(endpoint)")
                 }
+            }
+        }
+    }
+
+    @Test("the form's Content-Type is matched without ASCII case, trimmed of spaces and tabs, parameters ignored",
+          arguments: ["Application/X-WWW-Form-URLEncoded", " application/x-www-form-urlencoded\t; charset=UTF-8", "application/x-www-form-urlencoded;"])
+    func formContentType(_ contentType: String) async throws {
+        try await Harness.withRouter(try Harness.provider()) { client in
+            let code = try await Self.code(client)
+            try await client.execute(uri: "/auth/token", method: .post, headers: [.contentType: contentType], body: Self.exchangeBody(code)) { response in
+                #expect(response.status == .ok)
             }
         }
     }

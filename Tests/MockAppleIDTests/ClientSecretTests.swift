@@ -118,6 +118,22 @@ struct ClientSecretTests {
             == .lifetimeTooLong(seconds: 15_777_001, limit: 15_777_000))
     }
 
+    @Test("a secret that passed once is checked again against the team's keys and the clock of the moment")
+    func repeatedSecret() {
+        let reused = secret()
+        #expect(verify(reused) == nil)
+        #expect(verify(reused) == nil)
+        let revokedTeam = Team(id: "MOCKTEAM01", developerKeys: [DeveloperKey(kid: "MOCKKEY001", publicKey: key.publicKey, revoked: true)])
+        #expect(verify(reused, team: revokedTeam) == .revokedKey("MOCKKEY001"))
+        let replacedKey = Team(id: "MOCKTEAM01", developerKeys: [DeveloperKey(kid: "MOCKKEY001", publicKey: P256.Signing.PrivateKey().publicKey)])
+        #expect(verify(reused, team: replacedKey) == .badSignature("MOCKKEY001"))
+        #expect(verify(reused, team: Team(id: "MOCKTEAM01", developerKeys: [])) == .unknownKeyID("MOCKKEY001", team: "MOCKTEAM01"))
+        let otherTeam = Team(id: "OTHERTEAM1", developerKeys: Array(team.developerKeys.values))
+        #expect(verify(reused, team: otherTeam) == .wrongIssuer("MOCKTEAM01", expected: "OTHERTEAM1"))
+        #expect(verifier.verify(reused, client: client, team: team, now: now.addingTimeInterval(7200)).failure == .expired(secondsAgo: 3600))
+        #expect(verify(reused) == nil)
+    }
+
     @Test("every failure explains itself in words")
     func descriptions() {
         #expect(ClientSecretFailure.derSignature.description.contains("DER"))

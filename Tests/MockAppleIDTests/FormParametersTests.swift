@@ -13,7 +13,13 @@ struct FormParametersTests {
         #expect(try form.nonEmpty("flag") == nil)
     }
 
-    @Test("malformed percent-encoding is refused", arguments: ["a=%zz", "a=%", "%C3%28=x"])
+    @Test("escapes in either case, raw UTF-8 kept, %00 and %25 are bytes like any other")
+    func escapes() throws {
+        let form = try FormParameters(urlEncoded: "x=%41%62%c3%A9&y=jos\u{E9}+%2B&z=%00%25")
+        #expect(form.pairs == [.init("x", "Abé"), .init("y", "josé +"), .init("z", "\u{0}%")])
+    }
+
+    @Test("malformed percent-encoding is refused", arguments: ["a=%zz", "a=%", "a=%4", "a=%4g", "a=%e9", "%C3%28=x", "a=%C3"])
     func malformed(_ text: String) {
         #expect(throws: FormParameters.Problem.malformedEncoding) { try FormParameters(urlEncoded: text) }
     }

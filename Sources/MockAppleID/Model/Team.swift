@@ -60,6 +60,8 @@ public struct DeveloperKey: Sendable {
     public let kid: String
     /// The P-256 public key that checks client-secret signatures.
     public let publicKey: P256.Signing.PublicKey
+    /// `publicKey`'s raw x‖y bytes, read once: what a remembered client secret was checked against.
+    let rawPublicKey: Data
     /// A revoked key no longer authenticates anything.
     public let revoked: Bool
     /// Where the key was read from (a path), for telling a relying party where its `.p8` is.
@@ -71,6 +73,7 @@ public struct DeveloperKey: Sendable {
                 privateKeyPEM: String? = nil) {
         self.kid = kid
         self.publicKey = publicKey
+        self.rawPublicKey = publicKey.rawRepresentation
         self.revoked = revoked
         self.location = location
         self.privateKeyPEM = privateKeyPEM

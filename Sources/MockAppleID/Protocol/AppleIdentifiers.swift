@@ -37,19 +37,40 @@ public enum AppleIdentifiers {
 
     /// A JWT id as Apple's notifications carry it: 16 random bytes, base64url (22 characters).
     public static func jwtID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        Base64URL.encode(randomBytes(16))
     }
 
     /// An opaque code or token: `prefix` + 32 hex + `.0.` + 4 lowercase letters + `.` + 22 base64url,
     /// like `c3944a20072b7446b97633646556204f8.0.rruy.Gjgud84EqqpCvP31MrudDw`.
     /// Prefixes: `c` codes, `a` access tokens, `r` refresh tokens.
     public static func opaqueToken(prefix: Character) -> String {
+        let random = randomBytes(32)
+        let hex = Hex.encode(random.prefix(16))
+        let tail = Base64URL.encode(random.suffix(16))
+        return "\(prefix)\(hex).0.\(randomLetters(4)).\(tail)"
+    }
+
+    /// `count` bytes from the system's CSPRNG, read eight at a time (one system call each) rather than
+    /// one call per byte.
+    static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let random = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let hex = Hex.encode(random)
-        let letters = String((0..<4).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122, using: &generator))) })
-        let tail = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        return "\(prefix)\(hex).0.\(letters).\(tail)"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
+    }
+
+    /// `count` lowercase letters, each equally likely: bytes from 234 up (where `% 26` would favour
+    /// the first letters) are drawn again.
+    static func randomLetters(_ count: Int) -> String {
+        var letters: [UInt8] = []
+        while letters.count < count {
+            for byte in randomBytes(8) where byte < 234 && letters.count < count {
+                letters.append(UInt8(ascii: "a") + byte % 26)
+            }
+        }
+        return String(decoding: letters, as: UTF8.self)
     }
 }

@@ -17,7 +17,7 @@ public struct AuthorizationDelivery: Sendable, Equatable {
     public var redirectLocation: String? {
         switch mode {
         case .query:
-            let separator = redirectURI.contains("?") ? "&" : "?"
+            let separator = redirectURI.utf8.contains(UInt8(ascii: "?")) ? "&" : "?"
             return redirectURI + separator + fields.urlEncoded
         case .fragment:
             return redirectURI + "#" + fields.urlEncoded

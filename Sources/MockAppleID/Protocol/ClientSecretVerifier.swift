@@ -5,28 +5,17 @@ import Foundation
 /// JWT shape, `alg`, `kid`, raw r‖s signature, `iss`, `sub`, `aud`, `iat`, `exp`.
 public struct ClientSecretVerifier: Sendable {
     public let settings: ProviderSettings
+    private let signedSecrets = SignedSecretCache()
 
     public init(settings: ProviderSettings) { self.settings = settings }
 
     /// Checks `secret` for `client` of `team` at `now`; the failure names the first check that failed.
     public func verify(_ secret: String, client: Client, team: Team, now: Date) -> Result<Void, ClientSecretFailure> {
-        let jws: CompactJWS
-        do { jws = try CompactJWS(compact: secret) } catch { return .failure(.notAJWT(error.description)) }
-        let alg = jws.header["alg"]?.stringValue
-        guard alg == JWSAlgorithm.es256.rawValue else { return .failure(.algorithmNotES256(alg)) }
-        guard let kid = jws.header["kid"]?.stringValue else { return .failure(.missingKeyID) }
-        guard let key = team.developerKeys[kid] else { return .failure(.unknownKeyID(kid, team: team.id)) }
-        guard !key.revoked else { return .failure(.revokedKey(kid)) }
-        guard jws.signature.count == 64 else {
-            if (try? P256.Signing.ECDSASignature(derRepresentation: jws.signature)) != nil {
-                return .failure(.derSignature)
-            }
-            return .failure(.signatureLength(jws.signature.count))
+        let claims: JSONValue
+        switch signedClaims(secret, team: team) {
+        case let .success(signed): claims = signed
+        case let .failure(failure): return .failure(failure)
         }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
-              key.publicKey.isValidSignature(signature, for: jws.signingInput)
-        else { return .failure(.badSignature(kid)) }
-        let claims = jws.payload
         let iss = claims["iss"]?.stringValue
         guard iss == team.id else { return .failure(.wrongIssuer(iss, expected: team.id)) }
         let sub = claims["sub"]?.stringValue
@@ -48,6 +37,34 @@ public struct ClientSecretVerifier: Sendable {
                                              limit: TimeRange.wholeSecondsInt(settings.clientSecretMaxLifetime)))
         }
         return .success(())
+    }
+
+    /// The claims of `secret` once its header, key and signature pass. A secret whose signature was
+    /// checked before against the same key skips parsing and the P-256 verification (relying parties
+    /// send one secret for months); the key's presence and revocation are looked up every time.
+    private func signedClaims(_ secret: String, team: Team) -> Result<JSONValue, ClientSecretFailure> {
+        if let known = signedSecrets.entry(for: secret), let key = team.developerKeys[known.kid],
+           key.rawPublicKey == known.publicKey {
+            return key.revoked ? .failure(.revokedKey(known.kid)) : .success(known.claims)
+        }
+        let jws: CompactJWS
+        do { jws = try CompactJWS(compact: secret) } catch { return .failure(.notAJWT(error.description)) }
+        let alg = jws.header["alg"]?.stringValue
+        guard alg == JWSAlgorithm.es256.rawValue else { return .failure(.algorithmNotES256(alg)) }
+        guard let kid = jws.header["kid"]?.stringValue else { return .failure(.missingKeyID) }
+        guard let key = team.developerKeys[kid] else { return .failure(.unknownKeyID(kid, team: team.id)) }
+        guard !key.revoked else { return .failure(.revokedKey(kid)) }
+        guard jws.signature.count == 64 else {
+            if (try? P256.Signing.ECDSASignature(derRepresentation: jws.signature)) != nil {
+                return .failure(.derSignature)
+            }
+            return .failure(.signatureLength(jws.signature.count))
+        }
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
+              key.publicKey.isValidSignature(signature, for: jws.signingInput)
+        else { return .failure(.badSignature(kid)) }
+        signedSecrets.remember(secret, SignedSecretCache.Entry(kid: kid, publicKey: key.rawPublicKey, claims: jws.payload))
+        return .success(jws.payload)
     }
 
     /// `aud` as a single string (a one-element array counts, as some libraries send that).

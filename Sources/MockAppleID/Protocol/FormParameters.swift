@@ -1,5 +1,3 @@
-import Foundation
-
 /// Name/value pairs of a query string or an `application/x-www-form-urlencoded` body, in order,
 /// with repeats kept so that duplicated parameters can be refused as Apple does.
 public struct FormParameters: Sendable, Equatable {
@@ -34,9 +32,11 @@ public struct FormParameters: Sendable, Equatable {
     /// Decodes `a=1&b=two+words`; `+` is a space; bad percent-escapes throw.
     public init(urlEncoded text: some StringProtocol) throws(Problem) {
         var pairs: [Pair] = []
-        for field in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), let value = (parts.count > 1 ? Self.decode(parts[1]) : "") else {
+        let text = Substring(text)
+        for field in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = field.firstIndex(of: UInt8(ascii: "=")) ?? field.endIndex
+            let rawValue = equals == field.endIndex ? field[equals...] : field[field.index(after: equals)...]
+            guard let name = Self.decode(field[..<equals]), let value = Self.decode(rawValue) else {
                 throw .malformedEncoding
             }
             pairs.append(Pair(name, value))
@@ -73,23 +73,54 @@ public struct FormParameters: Sendable, Equatable {
         pairs.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
     }
 
-    private static func decode(_ text: some StringProtocol) -> String? {
-        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    /// `+` is a space and `%XY` the byte 0xXY; nil for an escape that is not two hex digits or for
+    /// bytes that are not UTF-8. Works on the UTF-8 bytes, with no copy when there is nothing to decode.
+    private static func decode(_ utf8: Substring.UTF8View) -> String? {
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(Substring(utf8)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
     public static func encode(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
                  UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(UnicodeScalar(byte))
+                out.append(byte)
             default:
-                out += String(format: "%%%02X", byte)
+                out.append(UInt8(ascii: "%"))
+                out.append(upperHexDigits[Int(byte >> 4)])
+                out.append(upperHexDigits[Int(byte & 0x0F)])
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 }

@@ -106,6 +106,11 @@ public enum JSONValue: Sendable, Equatable {
 
     private static func writeString(_ value: String, to out: inout String) {
         out += "\""
+        defer { out += "\"" }
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            out += value
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -120,7 +125,6 @@ public enum JSONValue: Sendable, Equatable {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        out += "\""
     }
 }
 
