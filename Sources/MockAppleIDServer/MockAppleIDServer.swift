@@ -157,8 +157,10 @@ public struct MockAppleIDServer: Service {
     /// With `handlesSignals`, SIGINT and SIGTERM end it too. Graceful shutdown lasts at most
     /// ``ConnectionLimits/shutdownTimeout`` seconds; connections still open then are cut.
     public func makeServiceGroup(handlesSignals: Bool = false) -> ServiceGroup {
+        // Named here: without a name, the group describes the server by reflecting over all it holds.
         var group = ServiceGroupConfiguration(
-            services: [self], gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
+            services: [.init(service: self, serviceName: "mock-appleid")],
+            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.connections.shutdownTimeout)
         group.maximumCancellationDuration = .seconds(configuration.connections.shutdownTimeout)
         return ServiceGroup(configuration: group)

@@ -10,6 +10,7 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Generate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Write a new signing key (rsa, ec) or a developer .p8 key (p8) into a folder.")
 
         @Option(help: "rsa (RS256 signing key), ec (ES256 signing key) or p8 (developer key).") var type: String = "rsa"
@@ -76,7 +77,7 @@ extension KeysCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a running server's published keys and its signer.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Show a running server's published keys and its signer.")
         @OptionGroup var server: ServerURLOption
 
         func run() async throws {
@@ -86,6 +87,7 @@ extension KeysCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Publish a new signing key on a running server (generated, or read from a PEM file).")
         @OptionGroup var server: ServerURLOption
         @Option(help: "Key id: 1 to 64 letters, digits, - or _.") var kid: String
@@ -110,7 +112,7 @@ extension KeysCommand {
     }
 
     struct Activate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a published key the signer of new tokens on a running server.")
+        static let configuration = CommandConfiguration(commandName: "activate", abstract: "Make a published key the signer of new tokens on a running server.")
         @OptionGroup var change: PublishedKeyChange
 
         func run() async throws { try await change.send("activate") }
@@ -118,6 +120,7 @@ extension KeysCommand {
 
     struct Retire: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retire",
             abstract: "Stop publishing a key on a running server (tokens it signed stop verifying).")
         @OptionGroup var change: PublishedKeyChange
 
@@ -126,6 +129,7 @@ extension KeysCommand {
 
     struct Shuffle: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "shuffle",
             abstract: "Turn shuffling of the JWKS key order on every fetch on or off, as Apple's order changes.")
         @Argument(help: "on or off.") var state: String
         @OptionGroup var server: ServerURLOption

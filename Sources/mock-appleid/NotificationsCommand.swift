@@ -10,6 +10,7 @@ struct NotificationsCommand: AsyncParsableCommand {
 
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "send",
             abstract: "Send a notification about a persona to an app group now: email-disabled, email-enabled, consent-revoked or account-delete.")
         @Argument(help: "The event type.") var type: String
         @Option(help: "The persona's id.") var persona: String
@@ -26,7 +27,7 @@ struct NotificationsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every notification kept, with its attempts.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List every notification kept, with its attempts.")
         @OptionGroup var server: ServerURLOption
 
         func run() async throws {
@@ -41,7 +42,7 @@ struct NotificationsCommand: AsyncParsableCommand {
     }
 
     struct Retry: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make every undelivered notification due now.")
+        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Make every undelivered notification due now.")
         @OptionGroup var server: ServerURLOption
 
         func run() async throws {

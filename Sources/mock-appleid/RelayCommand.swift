@@ -9,7 +9,7 @@ struct RelayCommand: AsyncParsableCommand {
         subcommands: [Addresses.self, Messages.self, Sources.self])
 
     struct Addresses: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the relay addresses in use.")
+        static let configuration = CommandConfiguration(commandName: "addresses", abstract: "List the relay addresses in use.")
         @OptionGroup var server: ServerURLOption
 
         func run() async throws {
@@ -24,7 +24,7 @@ struct RelayCommand: AsyncParsableCommand {
     }
 
     struct Messages: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the messages the relay delivered, oldest first.")
+        static let configuration = CommandConfiguration(commandName: "messages", abstract: "List the messages the relay delivered, oldest first.")
         @Option(help: "Only this persona's.") var persona: String?
         @Option(help: "Only those to this relay address.") var address: String?
         @Flag(help: "Print the admin API's JSON.") var json = false
@@ -49,6 +49,7 @@ struct RelayCommand: AsyncParsableCommand {
 
     struct Sources: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sources",
             abstract: "Replace a team's registered email sources (domains and addresses the relay takes mail from).")
         @Argument(help: "The Team ID.") var team: String
         @Argument(help: "Domains (example.com) and addresses (news@example.com); none removes them all.") var sources: [String] = []

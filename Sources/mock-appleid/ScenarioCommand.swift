@@ -11,6 +11,7 @@ struct ScenarioCommand: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate a scenario file; errors name the file, line and key path.")
 
         @Argument(help: "The scenario file.") var file: String
@@ -24,6 +25,7 @@ struct ScenarioCommand: AsyncParsableCommand {
 
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Replay a scenario's timeline step by step and check each step's expectations; exits 1 when one fails.",
             discussion: """
                 Without --url, starts a server on the scenario for the run. With --url, drives the server already \

@@ -10,6 +10,7 @@ struct TLSCommand: AsyncParsableCommand {
 
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Make the local CA in a folder (or keep the one there), write the bundle, and print how to trust it.")
 
         @Option(help: "Folder of the CA (default: $MOCK_APPLEID_TLS_DIR or ~/.mock-appleid/tls).") var dir: String?

@@ -31,7 +31,7 @@ struct TransferCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the transfers made so far.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the transfers made so far.")
         @OptionGroup var server: ServerURLOption
 
         func run() async throws {
