@@ -46,8 +46,7 @@ class Server:
         return process_cpu_seconds(self.process.pid)
 
     def rss_mb(self) -> float:
-        status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+        return rss_mb(self.process.pid)["VmRSS"]
 
     def __enter__(self):
         return self
@@ -55,6 +54,15 @@ class Server:
     def __exit__(self, *_):
         self.process.terminate()
         self.process.wait(timeout=30)
+
+
+def rss_mb(pid: int) -> dict[str, float]:
+    """A process's resident memory in MB: `VmRSS`, and the parts it adds up from: private (`RssAnon`: heap,
+    stacks) and shared (`RssFile` + `RssShmem`: the program's and libraries' code and data mapped from their
+    files, shared with every other process that maps them)."""
+    status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    kb = {name: int(re.search(rf"{name}:\s+(\d+) kB", status).group(1)) for name in ("VmRSS", "RssAnon", "RssFile", "RssShmem")}
+    return {"VmRSS": kb["VmRSS"] / 1024, "private": kb["RssAnon"] / 1024, "shared": (kb["RssFile"] + kb["RssShmem"]) / 1024}
 
 
 def threading_drain(stream):
@@ -327,7 +335,7 @@ def main():
 
     with Server(binary) as server:
         keys_body = requests.get(f"{server.url}/auth/keys", timeout=10).content
-        idle_rss = server.rss_mb()
+        idle_rss = rss_mb(server.process.pid)
         keys_rate = wrk(f"{server.url}/auth/keys", options.seconds)
         button = f"{server.url}/appleid/button?width=200&height=44&scale=2&border=true&color=white"
         requests.get(button, timeout=10).raise_for_status()  # rendered once; wrk measures the cached image
@@ -338,6 +346,8 @@ def main():
     bare = subprocess.Popen([options.bare_responder, str(port), body_file.name], stdout=subprocess.PIPE, text=True)
     bare.stdout.readline()
     try:
+        requests.get(f"http://127.0.0.1:{port}/auth/keys", timeout=10).raise_for_status()
+        bare_rss = rss_mb(bare.pid)
         bare_rate = wrk(f"http://127.0.0.1:{port}/auth/keys", options.seconds)
     finally:
         bare.kill()
@@ -352,7 +362,12 @@ def main():
     os.unlink(body_file.name)
     rows.append((f"start → first /auth/keys answer, median of {options.start_up_runs}", f"{ours:.1f} ms",
                  f"{ours / theirs:.2f} × bare responder ({theirs:.1f} ms)", "≤ 1.5 ×"))
-    rows.append(("RSS idle (after one /auth/keys)", f"{idle_rss:.1f} MB", "", "< 40 MB"))
+    rows.append(("RSS idle (after one /auth/keys)", f"{idle_rss['VmRSS']:.1f} MB",
+                 f"bare responder {bare_rss['VmRSS']:.1f} MB", "< 40 MB"))
+    rows.append(("  of which private (heap, stacks: `RssAnon`)", f"{idle_rss['private']:.1f} MB",
+                 f"bare responder {bare_rss['private']:.1f} MB", ""))
+    rows.append(("  of which code and data mapped from the program's and libraries' files (`RssFile`, `RssShmem`; shared)",
+                 f"{idle_rss['shared']:.1f} MB", f"bare responder {bare_rss['shared']:.1f} MB", ""))
     if options.soak_requests:
         from soak import soak_rows
         rows += soak_rows(binary, secret, options.soak_requests, options.soak_flows, clients)

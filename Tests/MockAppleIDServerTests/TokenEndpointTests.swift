@@ -83,7 +83,7 @@ struct TokenEndpointTests {
     }
 
     @Test("the form's Content-Type is matched without ASCII case, trimmed of spaces and tabs, parameters ignored",
-          arguments: ["Application/X-WWW-Form-URLEncoded", " application/x-www-form-urlencoded\t; charset=UTF-8", "application/x-www-form-urlencoded;"])
+          arguments: ["Application/X-WWW-Form-URLEncoded", "application/x-www-form-urlencoded \t; charset=UTF-8", "application/x-www-form-urlencoded;"])
     func formContentType(_ contentType: String) async throws {
         try await Harness.withRouter(try Harness.provider()) { client in
             let code = try await Self.code(client)

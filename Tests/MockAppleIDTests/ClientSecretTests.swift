@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import MockAppleID
+@testable import MockAppleID
 import Testing
 
 /// Apple's client_secret checks, one rejection at a time (docs/apple-reference.md §2.2).
@@ -132,6 +132,32 @@ struct ClientSecretTests {
         #expect(verify(reused, team: otherTeam) == .wrongIssuer("MOCKTEAM01", expected: "OTHERTEAM1"))
         #expect(verifier.verify(reused, client: client, team: team, now: now.addingTimeInterval(7200)).failure == .expired(secondsAgo: 3600))
         #expect(verify(reused) == nil)
+    }
+
+    @Test("a verified secret is remembered by its bytes and used; failures are not remembered; at most 64 are kept")
+    func rememberedSecrets() throws {
+        let verifier = ClientSecretVerifier(settings: ProviderSettings())
+        let good = secret()
+        #expect(verifier.verify(good, client: client, team: team, now: now).failure == nil)
+        #expect(verifier.signedSecrets.entry(for: good)?.kid == "MOCKKEY001")
+        let forged = secret(key: P256.Signing.PrivateKey())
+        #expect(verifier.verify(forged, client: client, team: team, now: now).failure == .badSignature("MOCKKEY001"))
+        #expect(verifier.signedSecrets.entry(for: forged) == nil)
+        // Canonically equivalent to the good secret as a String, but other bytes: a full check refuses it.
+        let kelvin = try #require(good.firstIndex(of: "K").map { good.replacingCharacters(in: $0...$0, with: "\u{212A}") })
+        #expect(kelvin == good && !kelvin.utf8.elementsEqual(good.utf8))
+        #expect(verifier.signedSecrets.entry(for: kelvin) == nil)
+        guard case .notAJWT = verifier.verify(kelvin, client: client, team: team, now: now).failure else {
+            Issue.record("a secret with the Kelvin sign was not refused as malformed"); return
+        }
+        // A remembered secret is not checked again: one remembered by hand passes without a valid signature.
+        verifier.signedSecrets.remember(forged, .init(kid: "MOCKKEY001", publicKey: team.developerKeys["MOCKKEY001"]!.rawPublicKey, claims: claims()))
+        #expect(verifier.verify(forged, client: client, team: team, now: now).failure == nil)
+        for offset in 0..<SignedSecretCache.capacity {
+            let fresh = secret(claims: claims(["iat": .int(Int64(now.timeIntervalSince1970) - 20 - Int64(offset))]))
+            #expect(verifier.verify(fresh, client: client, team: team, now: now).failure == nil)
+        }
+        #expect(verifier.signedSecrets.count <= SignedSecretCache.capacity)
     }
 
     @Test("every failure explains itself in words")

@@ -19,6 +19,12 @@ struct FormParametersTests {
         #expect(form.pairs == [.init("x", "Abé"), .init("y", "josé +"), .init("z", "\u{0}%")])
     }
 
+    @Test("fields split at every & and the first = byte, even before a combining mark")
+    func splitsOnBytes() throws {
+        let form = try FormParameters(urlEncoded: "a=\u{338}1&\u{301}b=2=3&&=&c")
+        #expect(form.pairs == [.init("a", "\u{338}1"), .init("\u{301}b", "2=3"), .init("", ""), .init("c", "")])
+    }
+
     @Test("malformed percent-encoding is refused", arguments: ["a=%zz", "a=%", "a=%4", "a=%4g", "a=%e9", "%C3%28=x", "a=%C3"])
     func malformed(_ text: String) {
         #expect(throws: FormParameters.Problem.malformedEncoding) { try FormParameters(urlEncoded: text) }

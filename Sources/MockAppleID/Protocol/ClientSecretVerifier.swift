@@ -5,7 +5,7 @@ import Foundation
 /// JWT shape, `alg`, `kid`, raw r‖s signature, `iss`, `sub`, `aud`, `iat`, `exp`.
 public struct ClientSecretVerifier: Sendable {
     public let settings: ProviderSettings
-    private let signedSecrets = SignedSecretCache()
+    let signedSecrets = SignedSecretCache()
 
     public init(settings: ProviderSettings) { self.settings = settings }
 
