@@ -226,15 +226,32 @@ struct GrantTests {
         #expect(AuthorizationDelivery(redirectURI: "https://a.test/cb", mode: .formPost, fields: fields).redirectLocation == nil)
     }
 
-    @Test("expired codes are dropped once many are held; live ones stay")
-    func purge() async throws {
+    @Test("expired codes are dropped at the first sign-in a minute or more of clock time after the last purge; live ones stay")
+    func purgeOnTheClock() async throws {
         let provider = try Fixtures.provider()
         let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
-        for _ in 0..<10_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        try provider.clock.advance(by: 240)
+        let young = try await provider.signIn("jane", parameters: codeOnly)["code"]!
+        #expect(await provider.heldGrantCounts().codes == 2)
+        try provider.clock.advance(by: 60)  // the first code is now expired, the second is not
+        let live = try await provider.signIn("jane", parameters: codeOnly)["code"]!
+        #expect(await provider.heldGrantCounts().codes == 2)
+        #expect(await provider.exchange(young).failure == nil)
+        #expect(await provider.exchange(live).failure == nil)
+    }
+
+    @Test("expired codes are dropped sooner once many are held")
+    func purgeWhenMany() async throws {
+        let provider = try Fixtures.provider()
+        let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
+        for _ in 0..<5_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
+        try provider.clock.advance(by: 250)  // a purge is due, but nothing has expired: 10,000 held will purge again
+        for _ in 0..<5_000 { _ = try await provider.signIn("jane", parameters: codeOnly) }
         #expect(await provider.heldGrantCounts().codes == 10_000)
-        try provider.clock.advance(by: 300)
+        try provider.clock.advance(by: 51)  // the first 5,000 expired, less than a minute after that purge
         let live = try await provider.signIn("jane")["code"]!
-        #expect(await provider.heldGrantCounts().codes == 1)
+        #expect(await provider.heldGrantCounts().codes == 5_001)
         #expect(await provider.exchange(live).failure == nil)
     }
 

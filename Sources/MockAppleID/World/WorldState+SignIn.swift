@@ -86,7 +86,7 @@ extension WorldState {
     /// Records the sign-in: consent on the first sign-in to the group, and a code.
     mutating func approve(_ request: SignInRequest, code: String, now: Date, limits: GrantLimits,
                           events: inout [DomainEvent]) throws(AppleError) -> ApprovedSignIn {
-        purgeExpiredIfLarge(now: now, limits: limits)
+        purgeExpiredIfDue(now: now, limits: limits)
         guard let persona = persona(request.personaID) else {
             throw AppleError(.invalidRequest, description: "Unknown account.", reason: "persona \"\(request.personaID)\" does not exist")
         }
@@ -180,7 +180,7 @@ extension WorldState {
     /// Issues a new access token on a refresh token of `clientID`.
     mutating func refresh(_ token: String, clientID: String, accessToken: String, now: Date, limits: GrantLimits,
                           events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
-        purgeExpiredIfLarge(now: now, limits: limits)
+        purgeExpiredIfDue(now: now, limits: limits)
         guard let grant = refreshGrants[token] else {
             throw AppleError(.invalidGrant, description: "The token has expired or has been revoked.",
                              reason: "refresh_token is unknown or was revoked")
@@ -249,13 +249,18 @@ extension WorldState {
         refreshTokensByOwner[owner] = Array(held.suffix(limit))
     }
 
-    /// Once many are held, drops codes and access tokens that can no longer be used (an expired
-    /// code answers the same `invalid_grant` as an unknown one), so that long runs of sign-ins or of
-    /// refreshes do not grow without bound. Called by every transition that adds either.
-    private mutating func purgeExpiredIfLarge(now: Date, limits: GrantLimits) {
-        guard codes.count + accessGrants.count >= purgeThreshold else { return }
+    /// Drops codes and access tokens that can no longer be used (an expired code answers the same
+    /// `invalid_grant` as an unknown one) once ``purgeInterval`` of clock time has passed since the last
+    /// purge, or sooner once many are held, so that long runs of sign-ins or of refreshes do not grow
+    /// without bound, and a jump of the clock frees what it expired before more is added. Called by
+    /// every transition that adds either.
+    private mutating func purgeExpiredIfDue(now: Date, limits: GrantLimits) {
+        let due = purgedAt.map { now.timeIntervalSince($0) >= Self.purgeInterval } ?? true
+        guard due || codes.count + accessGrants.count >= purgeThreshold else { return }
+        purgedAt = now
         codes.removeAll { now >= $1.issuedAt.addingTimeInterval(limits.codeLifetime) }
         accessGrants.removeAll { $1.expiresAt <= now }
-        purgeThreshold = max(Self.minimumPurgeThreshold, (codes.count + accessGrants.count) * 2)
+        let threshold = max(Self.minimumPurgeThreshold, (codes.count + accessGrants.count) * 2)
+        if threshold != purgeThreshold { purgeThreshold = threshold }
     }
 }

@@ -30,9 +30,14 @@ public struct WorldState: Sendable, Codable {
     var teamTokens = TrackedMap<String, TeamAccessToken>()
     /// When codes and access tokens held reach this many, expired ones are dropped.
     var purgeThreshold = WorldState.minimumPurgeThreshold { didSet { changes.touch(.purgeThreshold) } }
+    /// The clock's time at the last purge of expired codes and access tokens; not stored (a world read
+    /// back from a store purges at its first sign-in).
+    var purgedAt: Date?
     /// Which whole sections changed since a store last took them (see `WorldState+Storage.swift`).
     var changes = SectionChanges()
     static let minimumPurgeThreshold = 10_000
+    /// Clock time after which the next sign-in or refresh purges expired codes and access tokens.
+    static let purgeInterval: TimeInterval = 60
 
     /// The scenario's starting point: its registrations, personas, keys and auto-approve; no grants.
     init(scenario: Scenario) throws(KeyRing.Failure) {
