@@ -8,8 +8,8 @@ enum AllocatorTuning {
     /// the system once freed) at glibc's starting value, 128 KiB. By default glibc raises that size each
     /// time such a block is freed, so later large buffers (the grant tables, a purge's list of what
     /// expired) come from the heap instead, where the space they leave is kept: under endless sign-ins
-    /// the resident size crept up by several MB. Other C libraries (the portable binary's musl, macOS)
-    /// are left as they are.
+    /// the resident size crept up by several MB. Called first in `main`, before any large block is
+    /// freed. macOS's allocator is left as it is.
     static func keepLargeBlocksMapped() {
         #if canImport(Glibc)
         // `mallopt` and `M_MMAP_THRESHOLD` (-3) are declared in <malloc.h>, which Swift's Glibc module

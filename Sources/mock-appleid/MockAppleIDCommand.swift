@@ -9,6 +9,7 @@ import NIOPosix
 @main
 enum MockAppleIDMain {
     static func main() {
+        AllocatorTuning.keepLargeBlocksMapped()
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         Task {
             await MockAppleIDCommand.main()

@@ -40,7 +40,6 @@ struct ServeCommand: AsyncParsableCommand {
     var rsaSigner = "auto"
 
     func run() async throws {
-        AllocatorTuning.keepLargeBlocksMapped()
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }

@@ -241,6 +241,37 @@ struct GrantTests {
         #expect(await provider.exchange(live).failure == nil)
     }
 
+    @Test("a sign-in less than a minute of clock time after the last purge does not purge again")
+    func purgeAtMostEveryMinute() async throws {
+        let provider = try Fixtures.provider()
+        let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
+        let first = try await provider.signIn("jane", parameters: codeOnly)["code"]!
+        try provider.clock.advance(by: 270)  // purges; the first code has 30 s left
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        try provider.clock.advance(by: 40)  // the first code expired, 40 s after that purge
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        #expect(await provider.heldGrantCounts().codes == 3)
+        let expired = await provider.exchange(first).failure
+        #expect(expired?.code == .invalidGrant)
+        #expect(expired?.reason.contains("expired 10 s ago") == true)
+        try provider.clock.advance(by: 20)
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        #expect(await provider.heldGrantCounts().codes == 3)
+    }
+
+    @Test("after the clock is moved back before the last purge, purges come a minute apart from there")
+    func purgeAfterTheClockMovesBack() async throws {
+        let provider = try Fixtures.provider()
+        let codeOnly = Fixtures.authorizeParameters(["response_type": "code"])
+        let late = try await provider.signIn("jane", parameters: codeOnly)["code"]!
+        try provider.clock.advance(by: -3600)
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        try provider.clock.advance(by: 301)  // the code issued after moving back expired; the first did not
+        _ = try await provider.signIn("jane", parameters: codeOnly)
+        #expect(await provider.heldGrantCounts().codes == 2)
+        #expect(await provider.exchange(late).failure == nil)
+    }
+
     @Test("expired codes are dropped sooner once many are held")
     func purgeWhenMany() async throws {
         let provider = try Fixtures.provider()

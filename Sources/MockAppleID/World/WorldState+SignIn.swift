@@ -117,7 +117,7 @@ extension WorldState {
                          events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
         guard var issued = codes[request.code] else {
             throw AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
-                             reason: "code was never issued, or its grant was revoked")
+                             reason: "code is not held: never issued, its grant was revoked, or it expired and was forgotten")
         }
         guard now < issued.issuedAt.addingTimeInterval(limits.codeLifetime) else {
             let late = TimeRange.wholeSeconds(now.timeIntervalSince(issued.issuedAt) - limits.codeLifetime)
@@ -255,7 +255,8 @@ extension WorldState {
     /// without bound, and a jump of the clock frees what it expired before more is added. Called by
     /// every transition that adds either.
     private mutating func purgeExpiredIfDue(now: Date, limits: GrantLimits) {
-        let due = purgedAt.map { now.timeIntervalSince($0) >= Self.purgeInterval } ?? true
+        // A clock moved back before the last purge starts the interval again from there.
+        let due = purgedAt.map { now < $0 || now.timeIntervalSince($0) >= Self.purgeInterval } ?? true
         guard due || codes.count + accessGrants.count >= purgeThreshold else { return }
         purgedAt = now
         codes.removeAll { now >= $1.issuedAt.addingTimeInterval(limits.codeLifetime) }
