@@ -59,7 +59,8 @@ public enum AppleIdentifiers {
         while bytes.count < count {
             withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
         }
-        return Array(bytes.prefix(count))
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
 
     /// `count` lowercase letters, each equally likely: bytes from 234 up (where `% 26` would favour

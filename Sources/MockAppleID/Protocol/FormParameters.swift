@@ -85,22 +85,15 @@ public struct FormParameters: Sendable, Equatable {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(Hex.value(ofDigit:)), let low = iterator.next().flatMap(Hex.value(ofDigit:)) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -115,12 +108,9 @@ public struct FormParameters: Sendable, Equatable {
                 out.append(byte)
             default:
                 out.append(UInt8(ascii: "%"))
-                out.append(upperHexDigits[Int(byte >> 4)])
-                out.append(upperHexDigits[Int(byte & 0x0F)])
+                Hex.appendDigits(of: byte, uppercase: true, to: &out)
             }
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 }
