@@ -69,7 +69,8 @@ public struct MockAppleIDServer: Service {
     /// notification sender).
     public func makeApplication() -> some ApplicationProtocol {
         makeApplication(scheme: "http", port: configuration.port,
-                        server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize)) { [onRunning, configuration] port in
+                        server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize,
+                                                      keySet: KeySetShortcut(provider: provider))) { [onRunning, configuration] port in
             await onRunning(RunningServer(host: configuration.host, port: port, publicBaseURL: configuration.publicBaseURL))
         }
     }
@@ -109,13 +110,15 @@ public struct MockAppleIDServer: Service {
                                           tenantNames: tenants?.all.map(\.name) ?? []))
         }
         let limits = configuration.connections
+        let keySet = KeySetShortcut(provider: provider)
         let http = makeApplication(scheme: "http", port: configuration.port,
-                                   server: .guardedHTTP1(limits: limits, maxBodySize: configuration.maxBodySize)) { port in
+                                   server: .guardedHTTP1(limits: limits, maxBodySize: configuration.maxBodySize, keySet: keySet)) { port in
             await report(await ports.bound(http: port))
         }
         let https = tls.map { tls in
             makeApplication(scheme: "https", port: tls.port,
-                            server: .guardedHTTPS(limits: limits, maxBodySize: configuration.maxBodySize, tlsContext: tls.context)) { port in
+                            server: .guardedHTTPS(limits: limits, maxBodySize: configuration.maxBodySize, tlsContext: tls.context,
+                                                  keySet: keySet)) { port in
                 await report(await ports.bound(https: port))
             }
         }

@@ -1,5 +1,6 @@
 """What the server does with slow, stalled, oversized, cross-site and misdirected clients, over real sockets."""
 import json
+import re
 import signal
 import socket
 import time
@@ -189,6 +190,50 @@ def test_head_answers_like_get_without_a_body_and_wrong_methods_get_405(base_url
     admin = requests.delete(f"{base_url}/__admin/clock", timeout=10)
     assert admin.status_code == 405 and set(admin.headers["Allow"].split(", ")) == {"GET", "HEAD", "POST"}
     assert requests.get(f"{base_url}/auth/nothing-here", timeout=10).status_code == 404
+
+
+def _responses(connection: socket.socket, count: int) -> list[tuple[int, dict, bytes]]:
+    """`count` responses read off one connection, in order: each one's status, fields and body (by its length)."""
+    data = b""
+    answers = []
+    while len(answers) < count:
+        head_end = data.find(b"\r\n\r\n")
+        if head_end >= 0:
+            status_line, *lines = data[:head_end].decode("latin-1").split("\r\n")
+            fields = {name.lower(): value.strip() for name, value in (line.split(":", 1) for line in lines)}
+            end = head_end + 4 + int(fields["content-length"])
+            if len(data) >= end:
+                answers.append((int(status_line.split(" ")[1]), fields, data[head_end + 4:end]))
+                data = data[end:]
+                continue
+        chunk = connection.recv(65536)
+        assert chunk, f"connection closed after {len(answers)} of {count} answers: {data[:200]!r}"
+        data += chunk
+    return answers
+
+
+def test_pipelined_requests_are_answered_in_order_with_key_fetches_among_them(base_url):
+    """Key fetches are answered without the router when nothing else bears on them; sent behind a
+    request the router is still answering, they wait their turn."""
+    by_router = requests.get(f"{base_url}/auth/keys?from=router", timeout=10)
+    form = f"client_id={WEB_CLIENT}&grant_type=authorization_code&code=nope&client_secret=nope".encode()
+    token = (b"POST /auth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(form)) + form
+    keys = b"GET /auth/keys HTTP/1.1\r\nHost: localhost\r\n\r\n"
+    with _connect(base_url) as connection:
+        connection.sendall(keys + token + keys + keys + token + keys)
+        answers = _responses(connection, 6)
+    assert [status for status, _, _ in answers] == [200, 400, 200, 200, 400, 200]
+    for status, fields, body in answers:
+        if status == 400:
+            assert "error" in json.loads(body)
+            continue
+        assert body == by_router.content
+        assert fields.keys() == {name.lower() for name in by_router.headers}
+        assert all(fields[name] == by_router.headers[name] for name in fields if name != "date")
+    entries = [(entry["endpoint"], entry["status"]) for entry in requests.get(f"{base_url}/__admin/journal", timeout=10).json()["entries"]]
+    assert entries[-6:] == [("/auth/keys", 200), ("/auth/token", 400), ("/auth/keys", 200), ("/auth/keys", 200),
+                            ("/auth/token", 400), ("/auth/keys", 200)]
 
 
 def test_keys_and_discovery_may_be_fetched_cross_origin_and_the_admin_api_never(base_url):

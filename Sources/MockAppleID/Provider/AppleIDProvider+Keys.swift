@@ -49,6 +49,17 @@ extension AppleIDProvider {
         }
     }
 
+    /// What the journal says of a request that was served the keys.
+    public static let keysServedReason = "served the published keys"
+
+    /// The `/auth/keys` body for a `GET` that needs nothing else, journaled as the HTTP router
+    /// journals it; nil when the router must answer: a fault is queued, or the world is kept in a store.
+    public func plainKeySetBody() -> String? {
+        let record = RequestRecord(endpoint: .keys, origin: .http("GET"), clientID: nil, status: 200, error: nil,
+                                   reason: Self.keysServedReason)
+        return world.keySetBody(recording: .request(record), at: clock.now)
+    }
+
     /// Shuffles (or stops shuffling) the order of `/auth/keys` between fetches.
     public func setJWKSShuffled(_ shuffled: Bool) {
         world.transition(at: clock.now) { state, events in state.setJWKSShuffled(shuffled, events: &events) }

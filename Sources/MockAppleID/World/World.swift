@@ -126,7 +126,23 @@ public final class World: Sendable {
 
     /// A `/auth/keys` body: the keys in their served order, or in one of several orders when shuffled.
     public var keySetBody: String {
-        guarded.withLock { $0.keyBodies.count == 1 ? $0.keyBodies[0] : $0.keyBodies.randomElement()! }
+        guarded.withLock { Self.oneOf($0.keyBodies) }
+    }
+
+    /// A `/auth/keys` body with `record` logged in the same step, when nothing but the body bears on
+    /// the answer; nil when a fault is queued (it may be the keys') or the world is kept in a store
+    /// (the answer then waits until the record is saved).
+    func keySetBody(recording record: DomainEvent, at now: Date) -> String? {
+        guard !hasQueuedFaults else { return nil }
+        return guarded.withLock { guarded in
+            guard guarded.writer == nil, guarded.shared == nil else { return nil }
+            events.append([record], at: now)
+            return Self.oneOf(guarded.keyBodies)
+        }
+    }
+
+    private static func oneOf(_ bodies: [String]) -> String {
+        bodies.count == 1 ? bodies[0] : bodies.randomElement()!
     }
 
     /// Back to the scenario's start in one step: its registrations, personas, keys, auto-approve and

@@ -7,7 +7,7 @@ extension AppleRoutes {
     func registerMetadata(on router: RecordingRouter) {
         router.get("/auth/keys") { request, _ in
             try await applyTransportFault(.keys, endpoint: .keys, request, clientID: nil)
-            provider.recordRequest(.keys, origin: request.origin, clientID: nil, status: 200, reason: "served the published keys")
+            provider.recordRequest(.keys, origin: request.origin, clientID: nil, status: 200, reason: AppleIDProvider.keysServedReason)
             return Self.metadataResponse(ByteBuffer(string: provider.keySetJSON))
         }
         router.get("/.well-known/openid-configuration") { request, _ in
@@ -32,8 +32,10 @@ extension AppleRoutes {
         .accessControlAllowMethods: "GET, HEAD", .accessControlMaxAge: "86400", .server: "Apple",
     ])
 
+    /// The fields of an answer with the keys or the discovery document, besides its length and date.
+    static let metadataFields: HTTPFields = corsHeaders + [.contentType: "application/json;charset=UTF-8", .server: "Apple"]
+
     private static func metadataResponse(_ body: ByteBuffer) -> Response {
-        Response(status: .ok, headers: corsHeaders + [.contentType: "application/json;charset=UTF-8", .server: "Apple"],
-                 body: ResponseBody(byteBuffer: body))
+        Response(status: .ok, headers: metadataFields, body: ResponseBody(byteBuffer: body))
     }
 }

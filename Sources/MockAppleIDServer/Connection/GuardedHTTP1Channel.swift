@@ -5,13 +5,14 @@ import NIOHTTPTypes
 
 /// Hummingbird's HTTP/1.1 child channel with ``ConnectionLimits`` enforced on every connection:
 /// a ``ConnectionBytesHandler`` ahead of the HTTP decoder and a ``RequestProgressHandler`` after
-/// it, sharing one ``ConnectionClock``.
+/// it, sharing one ``ConnectionClock``, and the ``KeySetShortcutHandler`` after that.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
     let limits: ConnectionLimits
     let maxBodySize: Int
+    let keySet: KeySetShortcut
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let eventLoop = channel.eventLoop
@@ -20,7 +21,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             do { try channel.pipeline.syncOperations.addHandler(ConnectionBytesHandler(clock: clock)) } catch {
                 return eventLoop.makeFailedFuture(error)
             }
-            return Self.addHTTP1(to: channel, clock: clock, responder: responder, maxBodySize: maxBodySize, logger: logger)
+            return Self.addHTTP1(to: channel, clock: clock, responder: responder, maxBodySize: maxBodySize, keySet: keySet, logger: logger)
         }
     }
 
@@ -28,21 +29,26 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         await handleHTTP(asyncChannel: value, logger: logger)
     }
 
-    /// Adds HTTP/1.1 decoding with a ``RequestProgressHandler`` on `clock` to a channel whose
-    /// ``ConnectionBytesHandler`` is already in place (first, or ahead of TLS). On the channel's event loop.
+    /// Adds HTTP/1.1 decoding with a ``RequestProgressHandler`` on `clock` and a ``KeySetShortcutHandler``
+    /// to a channel whose ``ConnectionBytesHandler`` is already in place (first, or ahead of TLS). On
+    /// the channel's event loop.
     static func addHTTP1(to channel: any Channel, clock: ConnectionClock, responder: @escaping HTTPChannelHandler.Responder,
-                         maxBodySize: Int, logger: Logger) -> EventLoopFuture<Value> {
+                         maxBodySize: Int, keySet: KeySetShortcut, logger: Logger) -> EventLoopFuture<Value> {
         let peerIsLoopback = channel.remoteAddress?.isLoopback ?? false
-        let progress = NIOLoopBound(RequestProgressHandler(clock: clock, maxBodySize: maxBodySize, peerIsLoopback: peerIsLoopback),
-                                    eventLoop: channel.eventLoop)
-        let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [progress.value]))
+        let handlers = NIOLoopBound([
+            RequestProgressHandler(clock: clock, maxBodySize: maxBodySize, peerIsLoopback: peerIsLoopback),
+            keySet.makeHandler(),
+        ] as [any RemovableChannelHandler], eventLoop: channel.eventLoop)
+        let http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: handlers.value))
         return http1.setup(channel: channel, logger: logger)
     }
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with ``ConnectionLimits`` on every connection.
-    static func guardedHTTP1(limits: ConnectionLimits, maxBodySize: Int) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits, maxBodySize: maxBodySize) }
+    /// HTTP/1.1 with ``ConnectionLimits`` on every connection, answering plain key-set fetches through `keySet`.
+    static func guardedHTTP1(limits: ConnectionLimits, maxBodySize: Int, keySet: KeySetShortcut) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(responder: responder, limits: limits, maxBodySize: maxBodySize, keySet: keySet)
+        }
     }
 }

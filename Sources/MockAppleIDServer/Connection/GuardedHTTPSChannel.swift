@@ -30,6 +30,7 @@ struct GuardedHTTPSChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let limits: ConnectionLimits
     let maxBodySize: Int
+    let keySet: KeySetShortcut
     /// Built once per listener, with ALPN offering `h2` and `http/1.1`.
     let tlsContext: NIOSSLContext
 
@@ -49,7 +50,8 @@ struct GuardedHTTPSChannel: ServerChildChannel, HTTPChannelHandler {
                         return http2.setup(channel: channel, logger: logger).map { .http2(http2, $0) }
                     }
                 case .negotiated("http/1.1"), .fallback:
-                    return GuardedHTTP1Channel.addHTTP1(to: channel, clock: clock, responder: responder, maxBodySize: maxBodySize, logger: logger)
+                    return GuardedHTTP1Channel.addHTTP1(to: channel, clock: clock, responder: responder, maxBodySize: maxBodySize, keySet: keySet,
+                                                         logger: logger)
                         .map { .http1($0) }
                 case let .negotiated(other):
                     return channel.close().flatMap { channel.eventLoop.makeFailedFuture(UnexpectedApplicationProtocol(name: other)) }
@@ -134,7 +136,10 @@ final class StreamGuardHandler: ChannelInboundHandler, RemovableChannelHandler {
 
 extension HTTPServerBuilder {
     /// HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with ``ConnectionLimits`` on every connection.
-    static func guardedHTTPS(limits: ConnectionLimits, maxBodySize: Int, tlsContext: NIOSSLContext) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in GuardedHTTPSChannel(responder: responder, limits: limits, maxBodySize: maxBodySize, tlsContext: tlsContext) }
+    static func guardedHTTPS(limits: ConnectionLimits, maxBodySize: Int, tlsContext: NIOSSLContext,
+                             keySet: KeySetShortcut) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            GuardedHTTPSChannel(responder: responder, limits: limits, maxBodySize: maxBodySize, keySet: keySet, tlsContext: tlsContext)
+        }
     }
 }
