@@ -5,6 +5,7 @@ these machines are shared and noisy, so only the ratios mean something.
 """
 import argparse
 import contextlib
+import http.client
 import multiprocessing
 import os
 import pathlib
@@ -75,21 +76,53 @@ def client_secret(binary: str) -> str:
     return subprocess.run([binary, "client-secret", "--lifetime", "86400"], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def flow(session: requests.Session, url: str, secret: str, response_type: str) -> None:
+class Client:
+    """One kept-alive HTTP/1.1 connection to a server, through the standard library's `http.client`: the
+    flow clients share the cores with the server they measure, so they spend as little CPU per request as
+    a client can."""
+
+    def __init__(self, url: str):
+        parts = urllib.parse.urlsplit(url)
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+
+    def get(self, path: str, parameters: dict) -> http.client.HTTPResponse:
+        return self._send("GET", f"{path}?{urllib.parse.urlencode(parameters)}")
+
+    def post(self, path: str, form: dict, parameters: dict | None = None) -> http.client.HTTPResponse:
+        target = f"{path}?{urllib.parse.urlencode(parameters)}" if parameters else path
+        return self._send("POST", target, urllib.parse.urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"})
+
+    def _send(self, method: str, target: str, body: str | None = None, headers: dict | None = None) -> http.client.HTTPResponse:
+        self.connection.request(method, target, body, headers or {})
+        response = self.connection.getresponse()
+        response.body = response.read()
+        return response
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.connection.close()
+
+
+def code_from(answer: http.client.HTTPResponse) -> str:
+    """The code in a redirect's `Location` query."""
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(answer.getheader("Location")).query)["code"][0]
+
+
+def flow(client: Client, secret: str, response_type: str) -> None:
     """One headless sign-in (the server auto-approves): authorize, then exchange the code."""
     parameters = {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": response_type, "state": "s"}
     if response_type == "code":
         parameters["response_mode"] = "query"
-        answer = session.get(f"{url}/auth/authorize", params=parameters, allow_redirects=False, timeout=10)
-        code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
+        code = code_from(client.get("/auth/authorize", parameters))
     else:
         parameters["response_mode"] = "form_post"
-        answer = session.get(f"{url}/auth/authorize", params=parameters, timeout=10)
-        code = re.search(r'name="code" value="([^"]+)"', answer.text).group(1)
-    token = session.post(f"{url}/auth/token", timeout=10, data={
+        code = re.search(rb'name="code" value="([^"]+)"', client.get("/auth/authorize", parameters).body).group(1).decode()
+    token = client.post("/auth/token", {
         "client_id": CLIENT, "client_secret": secret, "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT})
-    if token.status_code != 200:
-        raise RuntimeError(f"token exchange failed: {token.status_code} {token.text}")
+    if token.status != 200:
+        raise RuntimeError(f"token exchange failed: {token.status} {token.body!r}")
 
 
 def process_cpu_seconds(pid: int) -> float:
@@ -115,13 +148,13 @@ def tree_cpu_seconds(pid: int) -> float:
 def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *arguments: str, database_pid: int | None = None):
     """Milliseconds of server CPU (user + system) per flow, read from the server's own accounting; with
     `database_pid`, returns the database's CPU per flow as well."""
-    with Server(binary, "--auto-approve", "jane", *arguments) as server, requests.Session() as session:
+    with Server(binary, "--auto-approve", "jane", *arguments) as server, Client(server.url) as client:
         for _ in range(200):
-            flow(session, server.url, secret, response_type)
+            flow(client, secret, response_type)
         before = server.cpu_seconds()
         database_before = tree_cpu_seconds(database_pid) if database_pid else 0.0
         for _ in range(flows):
-            flow(session, server.url, secret, response_type)
+            flow(client, secret, response_type)
         ours = (server.cpu_seconds() - before) * 1000 / flows
         if database_pid is None:
             return ours
@@ -160,24 +193,23 @@ class Peer:
         self.process.wait(timeout=30)
 
 
-def peer_flow(session: requests.Session, url: str, _secret: str, _response_type: str) -> None:
+def peer_flow(client: Client, _secret: str, _response_type: str) -> None:
     """One sign-in at oidc-provider-mock: authorize as subject jane, then exchange the code."""
     parameters = {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid", "state": "s"}
-    answer = session.post(f"{url}/oauth2/authorize", params=parameters, data={"sub": "jane"}, allow_redirects=False, timeout=10)
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
-    token = session.post(f"{url}/oauth2/token", timeout=10, data={
+    code = code_from(client.post("/oauth2/authorize", {"sub": "jane"}, parameters))
+    token = client.post("/oauth2/token", {
         "client_id": CLIENT, "client_secret": "secret", "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT})
-    if token.status_code != 200 or "id_token" not in token.json():
-        raise RuntimeError(f"oidc-provider-mock token exchange failed: {token.status_code} {token.text}")
+    if token.status != 200 or b"id_token" not in token.body:
+        raise RuntimeError(f"oidc-provider-mock token exchange failed: {token.status} {token.body!r}")
 
 
 def _flow_worker(arguments):
     url, secret, seconds, signs_in = arguments
     count = 0
-    with requests.Session() as session:
+    with Client(url) as client:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            signs_in(session, url, secret, "code")
+            signs_in(client, secret, "code")
             count += 1
     return count
 
@@ -187,12 +219,12 @@ def peer_rows(executable: str | None, flows: int, seconds: float, clients: int, 
     if executable is None:
         print("oidc-provider-mock is not installed (Benchmarks/run installs it with Python 3.12 or later); its rows are left out")
         return []
-    with Peer(executable) as peer, requests.Session() as session:
+    with Peer(executable) as peer, Client(peer.url) as client:
         for _ in range(100):
-            peer_flow(session, peer.url, "", "code")
+            peer_flow(client, "", "code")
         before = peer.cpu_seconds()
         for _ in range(flows):
-            peer_flow(session, peer.url, "", "code")
+            peer_flow(client, "", "code")
         peer_code = (peer.cpu_seconds() - before) * 1000 / flows
         peer_rate, peer_cores = run_parallel([peer], clients, seconds, peer_flow)
     return [

@@ -16,7 +16,7 @@ import time
 
 import requests
 
-from bench import Server, flow
+from bench import Client, Server, flow
 
 SCRIPT = pathlib.Path(__file__).with_name("soak.lua")
 CLOCK_STEP = 3900  # seconds: longer than a code's and an access token's life
@@ -26,10 +26,10 @@ def _flows(arguments):
     """Signs in `count` times; returns the slowest sign-in's milliseconds."""
     url, secret, count = arguments
     slowest = 0.0
-    with requests.Session() as session:
+    with Client(url) as client:
         for _ in range(count):
             started = time.perf_counter()
-            flow(session, url, secret, "code")
+            flow(client, secret, "code")
             slowest = max(slowest, (time.perf_counter() - started) * 1000)
     return slowest
 
