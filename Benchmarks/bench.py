@@ -378,6 +378,8 @@ def main():
         keys_body = requests.get(f"{server.url}/auth/keys", timeout=10).content
         idle_rss = rss_mb(server.process.pid)
         keys_rate = wrk(f"{server.url}/auth/keys", options.seconds)
+        # A query takes the keys through the router, as every other answer goes: the reference for the button.
+        routed_keys_rate = wrk(f"{server.url}/auth/keys?through=router", options.seconds)
         button = f"{server.url}/appleid/button?width=200&height=44&scale=2&border=true&color=white"
         requests.get(button, timeout=10).raise_for_status()  # rendered once; wrk measures the cached image
         button_rate = wrk(button, options.seconds)
@@ -396,7 +398,8 @@ def main():
     rows.append(("GET /auth/keys, wrk 1 thread 16 connections, default log level", f"{keys_rate / 1000:.1f} k/s",
                  f"{keys_rate / bare_rate:.2f} × bare responder ({bare_rate / 1000:.1f} k/s)", "≥ 0.8 ×"))
     rows.append(("GET /appleid/button (cached, 400×88 px), wrk 1 thread 16 connections", f"{button_rate / 1000:.1f} k/s",
-                 f"{button_rate / keys_rate:.2f} × /auth/keys ({keys_rate / 1000:.1f} k/s)", "about 1 ×"))
+                 f"{button_rate / routed_keys_rate:.2f} × /auth/keys through the router ({routed_keys_rate / 1000:.1f} k/s)",
+                 "about 1 ×"))
 
     ours = median_start_up(options.start_up_runs, lambda p: [binary, "serve", "--port", str(p), "--log-level", "error"])
     theirs = median_start_up(options.start_up_runs, lambda p: [options.bare_responder, str(p), body_file.name])
