@@ -93,8 +93,14 @@ class Client:
         return self._send("POST", target, urllib.parse.urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"})
 
     def _send(self, method: str, target: str, body: str | None = None, headers: dict | None = None) -> http.client.HTTPResponse:
-        self.connection.request(method, target, body, headers or {})
-        response = self.connection.getresponse()
+        try:
+            self.connection.request(method, target, body, headers or {})
+            response = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            # The server ended the kept-alive connection while it was idle: once more on a new one.
+            self.connection.close()
+            self.connection.request(method, target, body, headers or {})
+            response = self.connection.getresponse()
         response.body = response.read()
         return response
 
@@ -107,6 +113,8 @@ class Client:
 
 def code_from(answer: http.client.HTTPResponse) -> str:
     """The code in a redirect's `Location` query."""
+    if answer.status not in (302, 303) or answer.getheader("Location") is None:
+        raise RuntimeError(f"authorization did not redirect: {answer.status} {answer.body[:200]!r}")
     return urllib.parse.parse_qs(urllib.parse.urlsplit(answer.getheader("Location")).query)["code"][0]
 
 

@@ -1,6 +1,5 @@
 """What the server does with slow, stalled, oversized, cross-site and misdirected clients, over real sockets."""
 import json
-import re
 import signal
 import socket
 import time
@@ -221,9 +220,12 @@ def test_pipelined_requests_are_answered_in_order_with_key_fetches_among_them(ba
              b"Content-Length: %d\r\n\r\n" % len(form)) + form
     keys = b"GET /auth/keys HTTP/1.1\r\nHost: localhost\r\n\r\n"
     with _connect(base_url) as connection:
-        connection.sendall(keys + token + keys + keys + token + keys)
-        answers = _responses(connection, 6)
-    assert [status for status, _, _ in answers] == [200, 400, 200, 200, 400, 200]
+        connection.sendall(keys + token + keys + keys)
+        answers = _responses(connection, 4)
+        # Every answer read: the next fetch is answered without the router again.
+        connection.sendall(keys + token + keys)
+        answers += _responses(connection, 3)
+    assert [status for status, _, _ in answers] == [200, 400, 200, 200, 200, 400, 200]
     for status, fields, body in answers:
         if status == 400:
             assert "error" in json.loads(body)
@@ -232,8 +234,8 @@ def test_pipelined_requests_are_answered_in_order_with_key_fetches_among_them(ba
         assert fields.keys() == {name.lower() for name in by_router.headers}
         assert all(fields[name] == by_router.headers[name] for name in fields if name != "date")
     entries = [(entry["endpoint"], entry["status"]) for entry in requests.get(f"{base_url}/__admin/journal", timeout=10).json()["entries"]]
-    assert entries[-6:] == [("/auth/keys", 200), ("/auth/token", 400), ("/auth/keys", 200), ("/auth/keys", 200),
-                            ("/auth/token", 400), ("/auth/keys", 200)]
+    assert entries[-7:] == [("/auth/keys", 200), ("/auth/token", 400), ("/auth/keys", 200), ("/auth/keys", 200),
+                            ("/auth/keys", 200), ("/auth/token", 400), ("/auth/keys", 200)]
 
 
 def test_keys_and_discovery_may_be_fetched_cross_origin_and_the_admin_api_never(base_url):

@@ -145,8 +145,39 @@ struct KeySetShortcutTests {
         #expect(try Self.written(channel).count == 3)
     }
 
+    @Test("a connection that cannot take more output leaves the fetch to the router, whose reading waits for the client")
+    func leavesBackpressureToTheRouter() throws {
+        let channel = Self.channel(try Harness.provider())
+        channel.isWritable = false
+        try channel.writeInbound(HTTPRequestPart.head(Self.keysRequest()))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.passedOn(channel) == [.head(Self.keysRequest()), .end(nil)])
+        #expect(try Self.written(channel).isEmpty)
+    }
+
+    @Test("once a request or an answer says Connection: close, or the channel closes, every later fetch goes to the router",
+          arguments: ["request", "answer", "closing"])
+    func leavesAnEndingConnectionToTheRouter(ending: String) throws {
+        let channel = Self.channel(try Harness.provider())
+        let token = HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/auth/token",
+                                headerFields: ending == "request" ? [.connection: "keep-alive, Close"] : [:])
+        try channel.writeInbound(HTTPRequestPart.head(token))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.passedOn(channel) == [.head(token), .end(nil)])
+        if ending == "closing" { channel.pipeline.close(mode: .output, promise: nil) }
+        let answer = HTTPResponse(status: .badRequest, headerFields: ending == "answer" ? [.connection: "close"] : [:])
+        try channel.writeOutbound(HTTPResponsePart.head(answer))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        _ = try Self.written(channel)
+        try channel.writeInbound(HTTPRequestPart.head(Self.keysRequest()))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.passedOn(channel) == [.head(Self.keysRequest()), .end(nil)])
+        #expect(try Self.written(channel).isEmpty)
+    }
+
     @Test("the Date field is RFC 9110's IMF-fixdate")
     func formatsTheDate() {
         #expect(HTTPDateField.format(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDateField.format(secondsSince1970: 4_102_444_799) == "Thu, 31 Dec 2099 23:59:59 GMT")
     }
 }

@@ -26,14 +26,19 @@ final class HTTPDateField: Sendable {
         }
     }
 
-    /// A second since 1970 (UTC), with the C locale's English day and month names.
+    /// A second since 1970 (UTC), with English day and month names whatever the process's locale.
     static func format(secondsSince1970: Int) -> String {
         var second = time_t(truncatingIfNeeded: secondsSince1970)
         var parts = tm()
         gmtime_r(&second, &parts)
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
-            let count = strftime(buffer.baseAddress!, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
-        }
+        let day = days[Int(parts.tm_wday) % days.count]
+        let month = months[Int(parts.tm_mon) % months.count]
+        return "\(day), \(twoDigits(parts.tm_mday)) \(month) \(1900 + Int(parts.tm_year)) "
+            + "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec)) GMT"
     }
+
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }

@@ -6,9 +6,11 @@ import NIOHTTPTypes
 /// Answers `GET /auth/keys` on the connection's event loop with what the router would answer (the same
 /// body, fields and journal record), without handing the request to the router's task, when nothing
 /// but the body bears on the answer: no request of the connection is still with the router (answers
-/// keep their order), the request has no query, no body and no `Connection` field other than
-/// `keep-alive`, and the provider has the body at hand (``AppleIDProvider/plainKeySetBody()``: no
-/// fault queued, no store to wait for). Every other request passes through untouched.
+/// keep their order), the connection is writable (a client that sends without reading meets the
+/// router's backpressure) and is not ending (`Connection: close` either way, or closing), the request
+/// has no query, no body and no `Connection` field other than `keep-alive`, and the provider has the
+/// body at hand (``AppleIDProvider/plainKeySetBody()``: no fault queued, no store to wait for). Every
+/// other request passes through untouched.
 ///
 /// Relying parties fetch the keys far more often than they sign in; this keeps each fetch close to
 /// the cost of writing its bytes.
@@ -26,6 +28,8 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var withRouter = 0
     /// A `GET /auth/keys` head held until the request's end shows it has no body.
     private var held: HTTPRequest?
+    /// The connection is to end: from then on every request goes to the router, which answers none after the last.
+    private var ending = false
 
     init(provider: AppleIDProvider, date: HTTPDateField) {
         self.provider = provider
@@ -35,10 +39,11 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case let .head(request):
-            if withRouter == 0, Self.mayShortcut(request) {
+            if !ending, withRouter == 0, context.channel.isWritable, Self.mayShortcut(request) {
                 held = request
                 return
             }
+            if Self.saysClose(request.headerFields) { ending = true }
             withRouter += 1
         case .body:
             passOnHeld(context: context)
@@ -55,8 +60,17 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), withRouter > 0 { withRouter -= 1 }
+        switch unwrapOutboundIn(data) {
+        case let .head(response): if Self.saysClose(response.headerFields) { ending = true }
+        case .end: if withRouter > 0 { withRouter -= 1 }
+        case .body: break
+        }
         context.write(data, promise: promise)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        ending = true
+        context.close(mode: mode, promise: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -84,6 +98,13 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// The fields the router's answer has besides its length and date.
     private static let fields = AppleRoutes.metadataFields
+
+    /// Whether `fields` has a `Connection` field naming `close`.
+    private static func saysClose(_ fields: HTTPFields) -> Bool {
+        fields[values: .connection].contains { value in
+            value.lowercased().split(separator: ",").contains { $0.filter { $0 != " " && $0 != "\t" } == "close" }
+        }
+    }
 
     private static func mayShortcut(_ request: HTTPRequest) -> Bool {
         guard request.method == .get, request.path == path else { return false }
