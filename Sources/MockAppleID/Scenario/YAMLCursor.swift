@@ -43,7 +43,7 @@ struct YAMLCursor {
     }
 
     func bool() throws(ScenarioError) -> Bool {
-        guard node.scalar != nil, let value = node.bool else { throw error("expected true or false") }
+        guard let value = plainBoolean else { throw error("expected true or false") }
         return value
     }
 
@@ -83,7 +83,7 @@ struct YAMLCursor {
         case .scalar:
             if isNull() { return .null }
             guard node.scalar?.style == .plain else { return .string(try string()) }
-            if let value = node.bool { return .bool(value) }
+            if let value = plainBoolean { return .bool(value) }
             if let value = node.int { return .int(Int64(value)) }
             if let value = node.float, value.isFinite { return .double(value) }
             return .string(try string())
@@ -100,6 +100,18 @@ struct YAMLCursor {
             return .object(members)
         case .alias:
             throw error("YAML aliases are not supported here")
+        }
+    }
+
+    /// A plain scalar spelt as YAML 1.1's true or false (`true`, `yes`, `on`, … in lower, title or upper
+    /// case); a quoted one is text. The document is composed without Yams' implicit typing (see
+    /// ``ScenarioLoader``), so scalars are read here by their spelling.
+    private var plainBoolean: Bool? {
+        guard case let .scalar(scalar) = node, scalar.style == .plain else { return nil }
+        switch scalar.string {
+        case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON": return true
+        case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF": return false
+        default: return nil
         }
     }
 
