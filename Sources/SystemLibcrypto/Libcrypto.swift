@@ -31,6 +31,9 @@ public final class Libcrypto: @unchecked Sendable {
     ) -> Int32
     typealias ClearErrors = @convention(c) () -> Void
 
+    /// `OPENSSL_INIT_NO_ATEXIT`, from OpenSSL 3's `<openssl/crypto.h>`.
+    static let noAtExit: UInt64 = 0x0008_0000
+
     let readPrivateKey: ReadPrivateKey
     let freeKey: FreeKey
     let keySize: KeySize
@@ -51,7 +54,11 @@ public final class Libcrypto: @unchecked Sendable {
         }
         typealias VersionNumber = @convention(c) () -> UInt
         typealias VersionText = @convention(c) (Int32) -> UnsafePointer<CChar>?
+        typealias Initialize = @convention(c) (UInt64, OpaquePointer?) -> Int32
         guard let versionNumber = function("OpenSSL_version_num", as: VersionNumber.self), versionNumber() >= 0x3000_0000,
+              // First, and without the clean-up OpenSSL would otherwise register with `atexit`: keys are
+              // read on background tasks, which may still be inside libcrypto when the process exits.
+              let initialize = function("OPENSSL_init_crypto", as: Initialize.self), initialize(Self.noAtExit, nil) == 1,
               let versionText = function("OpenSSL_version", as: VersionText.self), let text = versionText(0),
               let readPrivateKey = function("d2i_AutoPrivateKey", as: ReadPrivateKey.self),
               let freeKey = function("EVP_PKEY_free", as: FreeKey.self),

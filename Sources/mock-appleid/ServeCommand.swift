@@ -99,6 +99,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
+            // The banner names the library each RS256 key signs with: libcrypto's copies settled first.
+            for key in provider.keyRing().published { await key.settled() }
             let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
                                        adminTokenRequired: adminToken != nil,
                                        stateFile: stateFile.map { ($0.store.name, $0.restored) },
@@ -149,8 +151,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Settles the RS256 library before the scenario's keys are read (each key keeps the one it was read with).
+    /// Automatically, libcrypto is loaded and given the keys in the background, so that start-up does not
+    /// wait for it.
     private func chooseRSASigner() throws {
-        guard rsaSigner != "auto" else { return }
+        guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {
             throw ValidationError("--rsa-signer must be auto, libcrypto or swift-crypto")
         }

@@ -34,6 +34,22 @@ struct RSASigningTests {
         }
     }
 
+    @Test("read with libcrypto readied in the background, keys sign at once and switch to libcrypto when their copies settle, the same bytes",
+          .timeLimit(.minutes(1)))
+    func copiesMadeInTheBackground() async throws {
+        let input = Data("signed before and after the copies settle".utf8)
+        let expected = try Self.keys(signedBy: .swiftCrypto).map { try $0.sign(input) }
+        RSASigning.readyLibcryptoInBackground()
+        let keys = try Self.shippedKeys.map { kid in
+            try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
+        }
+        #expect(try keys.map { try $0.sign(input) } == expected)
+        for key in keys { await key.settled() }
+        #expect(keys.map(\.rsaLibrary) == Array(repeating: .libcrypto, count: 3))
+        #expect(try keys.map { try $0.sign(input) } == expected)
+        try RSASigning.use(.libcrypto)
+    }
+
     @Test("one libcrypto key signs from many threads at once, each signature right")
     func concurrentSigning() async throws {
         let key = try #require(try Self.keys(signedBy: .libcrypto).first)

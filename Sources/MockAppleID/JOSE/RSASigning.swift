@@ -28,20 +28,39 @@ public enum RSASigning {
         public let description: String
     }
 
-    /// The library, and whether ``use(_:)`` named it (rather than it being the default).
-    private static let chosen = Mutex<(library: Library, named: Bool)>((Libcrypto.shared == nil ? .swiftCrypto : .libcrypto, false))
+    /// How the library is chosen: named by ``use(_:)``, or automatically (libcrypto where the system has it).
+    enum Choice: Equatable {
+        /// libcrypto where it loads, given each key as the key is read.
+        case automatic
+        /// libcrypto where it loads, given each key on a background task (``readyLibcryptoInBackground()``).
+        case automaticInBackground
+        /// The library ``use(_:)`` named: a key libcrypto cannot use is then an error, not a fallback.
+        case named(Library)
+    }
+
+    private static let chosen = Mutex<Choice>(.automatic)
+
+    /// How keys read from now on get their library.
+    static var choice: Choice { chosen.withLock { $0 } }
 
     /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said otherwise.
-    public static var library: Library { chosen.withLock { $0.library } }
-
-    /// Whether libcrypto was asked for by name: then a key libcrypto cannot use is an error, not a fallback.
-    static var libcryptoRequired: Bool { chosen.withLock { $0 == (.libcrypto, true) } }
+    public static var library: Library {
+        if case let .named(library) = choice { return library }
+        return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
+    }
 
     /// Makes keys read from now on sign with `library`; keys already read keep theirs.
     public static func use(_ library: Library) throws(Unavailable) {
         if library == .libcrypto, Libcrypto.shared == nil {
             throw Unavailable(description: "libcrypto was asked for, but no OpenSSL 3 libcrypto (libcrypto.so.3) could be loaded")
         }
-        chosen.withLock { $0 = (library, true) }
+        chosen.withLock { $0 = .named(library) }
+    }
+
+    /// Keeps the automatic choice, but loads libcrypto and gives it each key read from now on in the
+    /// background, so that reading keys never waits for libcrypto (a server's start-up); swift-crypto signs
+    /// with a key, the same bytes, until its copy is ready. ``SigningKey/settled()`` waits for that.
+    public static func readyLibcryptoInBackground() {
+        chosen.withLock { $0 = .automaticInBackground }
     }
 }

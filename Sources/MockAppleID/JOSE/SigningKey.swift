@@ -1,7 +1,6 @@
 import Crypto
 import CryptoExtras
 import Foundation
-import SystemLibcrypto
 
 /// A private key that signs identity tokens, published in the JWKS under its `kid`.
 public struct SigningKey: Sendable, Codable {
@@ -13,8 +12,8 @@ public struct SigningKey: Sendable, Codable {
     public let publicJWK: JSONValue
 
     private enum Backing: Sendable {
-        /// libcrypto's copy signs when ``RSASigning/library`` was libcrypto as the key was read.
-        case rsa(_RSA.Signing.PrivateKey, LibcryptoRSAKey?)
+        /// libcrypto's copy signs once it is ready, when libcrypto was chosen as the key was read.
+        case rsa(_RSA.Signing.PrivateKey, LibcryptoCopy?)
         case ec(P256.Signing.PrivateKey)
     }
 
@@ -62,20 +61,26 @@ public struct SigningKey: Sendable, Codable {
         switch backing {
         case let .rsa(key, libcryptoKey):
             // swift-crypto signs if libcrypto fails (it never has): the same bytes, only slower.
-            if let signature = libcryptoKey?.sign(sha256: Array(SHA256.hash(data: input))) { return Data(signature) }
+            if let signature = libcryptoKey?.ready?.sign(sha256: Array(SHA256.hash(data: input))) { return Data(signature) }
             return try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
         case let .ec(key):
             return try key.signature(for: input).rawRepresentation
         }
     }
 
-    /// The library this key's RS256 signatures come from; `nil` for an ES256 key.
+    /// The library this key's RS256 signatures come from now; `nil` for an ES256 key. A key whose libcrypto
+    /// copy is still being made signs with swift-crypto: ``settled()`` waits for the copy.
     public var rsaLibrary: RSASigning.Library? {
         switch backing {
-        case .rsa(_, .some): return .libcrypto
-        case .rsa(_, nil): return .swiftCrypto
+        case let .rsa(_, copy): return copy?.ready == nil ? .swiftCrypto : .libcrypto
         case .ec: return nil
         }
+    }
+
+    /// Waits until this key's RS256 library is settled: its libcrypto copy made, or found impossible
+    /// (see ``RSASigning/readyLibcryptoInBackground()``). Returns at once for a key read any other way.
+    public func settled() async {
+        if case let .rsa(_, copy?) = backing { await copy.settled() }
     }
 
     /// Checks a signature made by this key (used by tests and by the CLI's self-check).
@@ -90,21 +95,17 @@ public struct SigningKey: Sendable, Codable {
         }
     }
 
-    /// libcrypto's copy of `key` when the process signs with libcrypto. Its first signature, checked with
-    /// swift-crypto's public key, proves the copy is the same key (and readies it before threads share it).
-    /// A copy that fails leaves the key to swift-crypto, unless libcrypto was asked for by name.
-    private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoRSAKey? {
-        guard RSASigning.library == .libcrypto, let library = Libcrypto.shared else { return nil }
-        let probe = Data("mock-appleid".utf8)
-        guard let copy = LibcryptoRSAKey(der: Array(key.derRepresentation), library: library),
-              let signature = copy.sign(sha256: Array(SHA256.hash(data: probe))),
-              key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: probe,
-                                             padding: .insecurePKCS1v1_5)
-        else {
-            if RSASigning.libcryptoRequired { throw KeyError.libcryptoFailed }
-            return nil
+    /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or on a background task.
+    /// A copy libcrypto cannot make leaves the key to swift-crypto, unless libcrypto was asked for by name.
+    private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoCopy? {
+        switch RSASigning.choice {
+        case .named(.swiftCrypto): return nil
+        case .automaticInBackground: return LibcryptoCopy(inBackgroundOf: key)
+        case .automatic: return LibcryptoCopy(of: key)
+        case .named(.libcrypto):
+            guard let copy = LibcryptoCopy(of: key) else { throw KeyError.libcryptoFailed }
+            return copy
         }
-        return copy
     }
 
     /// Whether `kid` is 1 to 64 letters, digits, `-` or `_`.
