@@ -57,7 +57,7 @@ public final class Libcrypto: @unchecked Sendable {
         typealias Initialize = @convention(c) (UInt64, OpaquePointer?) -> Int32
         guard let versionNumber = function("OpenSSL_version_num", as: VersionNumber.self), versionNumber() >= 0x3000_0000,
               // First, and without the clean-up OpenSSL would otherwise register with `atexit`: keys are
-              // read on background tasks, which may still be inside libcrypto when the process exits.
+              // read on background threads, which may still be inside libcrypto when the process exits.
               let initialize = function("OPENSSL_init_crypto", as: Initialize.self), initialize(Self.noAtExit, nil) == 1,
               let versionText = function("OpenSSL_version", as: VersionText.self), let text = versionText(0),
               let readPrivateKey = function("d2i_AutoPrivateKey", as: ReadPrivateKey.self),

@@ -5,8 +5,8 @@ import Foundation
 import Synchronization
 import SystemLibcrypto
 
-/// libcrypto's copy of one RSA signing key: made at once, or on a background task so that reading a key
-/// does not wait for libcrypto to load (about 4 ms for the first key of a process). Until the copy is
+/// libcrypto's copy of one RSA signing key: made at once, or on one of Dispatch's threads so that reading a
+/// key does not wait for libcrypto to load and read it (a few milliseconds for a process's first). Until the copy is
 /// ready, and for good if libcrypto cannot use the key, swift-crypto signs: RSASSA-PKCS1-v1_5 is
 /// deterministic, so the bytes are the same either way.
 final class LibcryptoCopy: Sendable {

@@ -32,7 +32,7 @@ public enum RSASigning {
     enum Choice: Equatable {
         /// libcrypto where it loads, given each key as the key is read.
         case automatic
-        /// libcrypto where it loads, given each key on a background task (``readyLibcryptoInBackground()``).
+        /// libcrypto where it loads, given each key on a background thread (``readyLibcryptoInBackground()``).
         case automaticInBackground
         /// The library ``use(_:)`` named: a key libcrypto cannot use is then an error, not a fallback.
         case named(Library)

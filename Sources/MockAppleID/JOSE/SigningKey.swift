@@ -59,9 +59,10 @@ public struct SigningKey: Sendable, Codable {
     /// Signs the JWS signing input; ES256 signatures are raw r‖s as JWS requires.
     public func sign(_ input: Data) throws -> Data {
         switch backing {
-        case let .rsa(key, libcryptoKey):
-            // swift-crypto signs if libcrypto fails (it never has): the same bytes, only slower.
-            if let signature = libcryptoKey?.ready?.sign(sha256: Array(SHA256.hash(data: input))) { return Data(signature) }
+        case let .rsa(key, copy):
+            // swift-crypto signs until libcrypto's copy is ready, and if libcrypto fails (it never has):
+            // the same bytes, only slower.
+            if let signature = copy?.ready?.sign(sha256: Array(SHA256.hash(data: input))) { return Data(signature) }
             return try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
         case let .ec(key):
             return try key.signature(for: input).rawRepresentation
@@ -95,7 +96,7 @@ public struct SigningKey: Sendable, Codable {
         }
     }
 
-    /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or on a background task.
+    /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or in the background.
     /// A copy libcrypto cannot make leaves the key to swift-crypto, unless libcrypto was asked for by name.
     private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoCopy? {
         switch RSASigning.choice {
