@@ -99,13 +99,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
-            // The banner names the library each RS256 key signs with: libcrypto's copies settled first.
-            for key in provider.keyRing().published { await key.settled() }
-            let banner = StartupBanner(provider: provider, running: running, scenarioSource: source, relayForward: relayForward,
-                                       adminTokenRequired: adminToken != nil,
-                                       stateFile: stateFile.map { ($0.store.name, $0.restored) },
-                                       sharedStore: database.map { ($0.store.name, $0.restored) }).text
-            FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+            // The banner names the library each published RS256 key signs with, known once libcrypto's copies
+            // have settled: it waits for them in a task of its own, so that the listeners serve meanwhile.
+            let keys = provider.keyRing().published
+            Task {
+                for key in keys { await key.settled() }
+                let banner = StartupBanner(provider: provider, running: running, signingKeys: keys, scenarioSource: source,
+                                           relayForward: relayForward, adminTokenRequired: adminToken != nil,
+                                           stateFile: stateFile.map { ($0.store.name, $0.restored) },
+                                           sharedStore: database.map { ($0.store.name, $0.restored) }).text
+                FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+            }
         }
         // The one store the world is kept in, if any: closed at the end.
         let kept: KeptStore? = stateFile.map { file in ("--state", { await file.store.close() }) }
@@ -150,9 +154,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let failure { throw CommandError("\(kept.flag): the last changes were not saved: \(failure.message)") }
     }
 
-    /// Settles the RS256 library before the scenario's keys are read (each key keeps the one it was read with).
-    /// Automatically, libcrypto is loaded and given the keys in the background, so that start-up does not
-    /// wait for it.
+    /// Settles the RS256 library before the scenario's keys are read. Named, each key keeps the one it was
+    /// read with; automatically, libcrypto is loaded and given the keys in the background, so that start-up
+    /// does not wait for it, and each key signs with swift-crypto until its copy is ready.
     private func chooseRSASigner() throws {
         guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {

@@ -7,6 +7,8 @@ import MockAppleIDServer
 struct StartupBanner {
     let provider: AppleIDProvider
     let running: RunningServer
+    /// The published keys, their RS256 library settled (``SigningKey/settled()``).
+    let signingKeys: [SigningKey]
     let scenarioSource: String
     let relayForward: String?
     /// Whether the admin API requires a Bearer token (`--admin-token`).
@@ -17,7 +19,7 @@ struct StartupBanner {
 
     /// The library RS256 keys sign with, naming any key that signs with another (one libcrypto could not use).
     var rsaSigners: String {
-        let others = provider.keyRing().published.filter { $0.rsaLibrary.map { $0 != RSASigning.library } ?? false }
+        let others = signingKeys.filter { $0.rsaLibrary.map { $0 != RSASigning.library } ?? false }
         guard !others.isEmpty else { return RSASigning.library.description }
         return "\(RSASigning.library), but swift-crypto for \(others.map(\.kid).joined(separator: ", ")) (libcrypto could not use it)"
     }

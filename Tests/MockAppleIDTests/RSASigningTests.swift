@@ -40,6 +40,7 @@ struct RSASigningTests {
         let input = Data("signed before and after the copies settle".utf8)
         let expected = try Self.keys(signedBy: .swiftCrypto).map { try $0.sign(input) }
         RSASigning.readyLibcryptoInBackground()
+        defer { _ = try? RSASigning.use(.libcrypto) }
         let keys = try Self.shippedKeys.map { kid in
             try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
         }
@@ -47,7 +48,6 @@ struct RSASigningTests {
         for key in keys { await key.settled() }
         #expect(keys.map(\.rsaLibrary) == Array(repeating: .libcrypto, count: 3))
         #expect(try keys.map { try $0.sign(input) } == expected)
-        try RSASigning.use(.libcrypto)
     }
 
     @Test("one libcrypto key signs from many threads at once, each signature right")

@@ -43,7 +43,8 @@ public enum RSASigning {
     /// How keys read from now on get their library.
     static var choice: Choice { chosen.withLock { $0 } }
 
-    /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said otherwise.
+    /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said
+    /// otherwise (after ``readyLibcryptoInBackground()``, once each key's copy is ready).
     public static var library: Library {
         if case let .named(library) = choice { return library }
         return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
