@@ -8,7 +8,9 @@ import subprocess
 import tempfile
 import time
 
-from bench import median_start_up
+import requests
+
+from bench import Server, median_start_up, rss_mb
 
 
 def stripped_size(path: str) -> int:
@@ -36,6 +38,13 @@ def median_run_ms(command: list, runs: int) -> float:
     return statistics.median(samples)
 
 
+def idle_rss(binary: str) -> dict[str, float]:
+    """`rss_mb` of `binary serve` after one /auth/keys."""
+    with Server(binary, "--log-level", "error") as server:
+        requests.get(f"{server.url}/auth/keys", timeout=10).raise_for_status()
+        return rss_mb(server.process.pid)
+
+
 def main():
     parser = argparse.ArgumentParser()
     for name in ("--portable", "--portable-unstripped", "--dynamic", "--bare-responder", "--foundation-probe", "--essentials-probe"):
@@ -51,6 +60,7 @@ def main():
     serve = lambda binary: (lambda port: [binary, "serve", "--port", str(port), "--log-level", "error"])
     portable = median_start_up(runs, serve(options.portable))
     dynamic = median_start_up(runs, serve(options.dynamic))
+    portable_rss, dynamic_rss = idle_rss(options.portable), idle_rss(options.dynamic)
     portable_size, dynamic_size = os.path.getsize(options.portable), stripped_size(options.dynamic)
     foundation_size, essentials_size = stripped_size(options.foundation_probe), stripped_size(options.essentials_probe)
     foundation_run = median_run_ms([options.foundation_probe], runs)
@@ -61,6 +71,9 @@ def main():
          f"dynamic build stripped: {dynamic_size / 1e6:.1f} MB, plus the Swift runtime libraries it loads from the toolchain"),
         (f"portable: start → first /auth/keys, median of {runs}", f"{portable:.1f} ms",
          f"{portable / dynamic:.2f} × dynamic build ({dynamic:.1f} ms); {portable / bare:.2f} × bare responder ({bare:.1f} ms)"),
+        ("portable: RSS idle (after one /auth/keys)", f"{portable_rss['VmRSS']:.1f} MB",
+         f"dynamic build {dynamic_rss['VmRSS']:.1f} MB; private (`RssAnon`) {portable_rss['private']:.1f} MB against "
+         f"{dynamic_rss['private']:.1f} MB"),
         ("ICU data linked into the portable binary", f"{icu_data_size(options.portable_unstripped) / 1e6:.1f} MB",
          "brought by Foundation's NSRegularExpression and DateFormatter, which the YAML parser (Yams) uses"),
         ("static probe using Foundation, stripped", f"{foundation_size / 1e6:.1f} MB",
