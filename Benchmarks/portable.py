@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from bench import Server, median_start_up, rss_mb
+from bench import Server, median_start_ups, rss_mb
 
 
 def stripped_size(path: str) -> int:
@@ -53,13 +53,12 @@ def main():
     options = parser.parse_args()
     runs = options.start_up_runs
 
+    serve = lambda binary: (lambda port: [binary, "serve", "--port", str(port), "--log-level", "error"])
     with tempfile.NamedTemporaryFile(suffix=".json") as body:
         body.write(b'{"keys":[]}')
         body.flush()
-        bare = median_start_up(runs, lambda port: [options.bare_responder, str(port), body.name])
-    serve = lambda binary: (lambda port: [binary, "serve", "--port", str(port), "--log-level", "error"])
-    portable = median_start_up(runs, serve(options.portable))
-    dynamic = median_start_up(runs, serve(options.dynamic))
+        bare, portable, dynamic = median_start_ups(runs, lambda port: [options.bare_responder, str(port), body.name],
+                                                   serve(options.portable), serve(options.dynamic))
     portable_rss, dynamic_rss = idle_rss(options.portable), idle_rss(options.dynamic)
     portable_size, dynamic_size = os.path.getsize(options.portable), stripped_size(options.dynamic)
     foundation_size, essentials_size = stripped_size(options.foundation_probe), stripped_size(options.essentials_probe)
