@@ -104,6 +104,21 @@ struct ScenarioLoaderTests {
         #expect(try load(yaml).groups[0].servicesIDs[0].returnURLs == ["http://127.0.0.1:3000/callback"])
     }
 
+    @Test("booleans are read by their spelling, YAML 1.1's in three cases; a quoted one is text", arguments: [
+        ("true", true), ("Yes", true), ("ON", true), ("false", false), ("no", false), ("Off", false),
+    ])
+    func booleanSpellings(_ spelling: String, _ allowed: Bool) throws {
+        let yaml = "settings:\n  allowLoopbackReturnURLs: \(spelling)\n" + Self.minimal.replacingOccurrences(
+            of: "https://app.example.com/callback", with: "http://127.0.0.1:3000/callback")
+        let error = failure(yaml)
+        #expect((error == nil) == allowed, "\(spelling): \(String(describing: error))")
+        if !allowed { #expect(error?.keyPath.contains("returnURLs") == true, "\(spelling): \(String(describing: error))") }
+        for text in ["\"\(spelling)\"", "'\(spelling)'", "1"] {
+            let quoted = failure("settings:\n  allowLoopbackReturnURLs: \(text)\n" + Self.minimal)
+            #expect(quoted?.keyPath == "settings.allowLoopbackReturnURLs" && quoted?.message == "expected true or false", "\(text)")
+        }
+    }
+
     @Test("the relay section and email sources are bounded", arguments: [
         ("relay:\n  dailyLimit: -1\n", "relay.dailyLimit"),
         ("relay:\n  dailyLimit: 1e30\n", "relay.dailyLimit"),
