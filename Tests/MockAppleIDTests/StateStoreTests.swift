@@ -116,6 +116,21 @@ struct StateStoreTests {
         #expect(restored.persona("late") == nil && restored.persona("p0") == nil)
     }
 
+    @Test("a batch writes each row once, with its last change: whole sections, text keys and structured keys alike")
+    func batchKeepsLastChange() throws {
+        let jane = ConsentKey(personaID: "jane", groupID: "g")
+        let john = ConsentKey(personaID: "john", groupID: "g")
+        let changes = try PendingRow.encodedLatest([
+            PendingRow(.purgeThreshold, value: 1), PendingRow(.consents, key: jane, value: "a"), PendingRow(.codes, key: "c", value: "x"),
+            PendingRow(.consents, key: john, value: "b"), PendingRow(.consents, key: jane, value: "c"), PendingRow(.purgeThreshold, value: 2),
+            PendingRow(.codes, key: "c", value: nil),
+        ])
+        #expect(changes.map { "\($0.section) \($0.key) \($0.value ?? "removed")" } == [
+            #"consents {"groupID":"g","personaID":"john"} "b""#, #"consents {"groupID":"g","personaID":"jane"} "c""#,
+            "purgeThreshold  2", "codes c removed",
+        ])
+    }
+
     @Test("a change queued after the writer closed is not reported saved, and a request holding it is told")
     func closedWriter() async throws {
         let store = DictionaryStore()

@@ -210,18 +210,21 @@ extension PendingRow {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard rows.count > 1 else { return try rows.map { try $0.encoded(with: encoder) } }
-        var seen = Set<String>()
+        var seen = Set<Identity>()
         var latest: [PendingRow] = []
-        for row in rows.reversed() where seen.insert(row.identity).inserted { latest.append(row) }
+        for row in rows.reversed() where seen.insert(Identity(row)).inserted { latest.append(row) }
         return try latest.reversed().map { try $0.encoded(with: encoder) }
     }
 
-    /// Identifies the row a change is for, within one batch.
-    private var identity: String {
-        switch key {
-        case nil: return section
-        case let text as String: return section + "\u{0}" + text
-        case let key?: return section + "\u{0}" + String(describing: key)
+    /// The row a change is for, within one batch: its section and key, compared as values (keys of
+    /// one section all have one type).
+    private struct Identity: Hashable {
+        let section: String
+        let key: AnyHashable?
+
+        init(_ row: PendingRow) {
+            section = row.section
+            key = row.key.map { AnyHashable($0) }
         }
     }
 }

@@ -86,7 +86,7 @@ extension WorldState {
         }
     }
 
-    private static func entries<Key: Encodable & Sendable, Value: Encodable & Sendable>(
+    private static func entries<Key: Encodable & Hashable & Sendable, Value: Encodable & Sendable>(
         _ section: CodingKeys, _ entries: [(key: Key, value: Value?)]
     ) -> [PendingRow] {
         entries.map { PendingRow(section, key: $0.key, value: $0.value) }

@@ -53,16 +53,16 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
 struct PendingRow: Sendable {
     let section: String
     /// Nil for a whole section.
-    let key: (any Encodable & Sendable)?
+    let key: (any Encodable & Hashable & Sendable)?
     /// Nil when the entry was removed.
     let value: (any Encodable & Sendable)?
     let removed: Bool
 
-    init(_ section: WorldState.CodingKeys, key: (any Encodable & Sendable)? = nil, value: (any Encodable & Sendable)?) {
+    init(_ section: WorldState.CodingKeys, key: (any Encodable & Hashable & Sendable)? = nil, value: (any Encodable & Sendable)?) {
         self.init(section: section.rawValue, key: key, value: value, removed: key != nil && value == nil)
     }
 
-    init(section: String, key: (any Encodable & Sendable)?, value: (any Encodable & Sendable)?, removed: Bool) {
+    init(section: String, key: (any Encodable & Hashable & Sendable)?, value: (any Encodable & Sendable)?, removed: Bool) {
         self.section = section
         self.key = key
         self.value = value
