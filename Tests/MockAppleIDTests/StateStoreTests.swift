@@ -173,7 +173,7 @@ struct StateStoreTests {
 
         _ = try provider.exchange(code).get()
         try await provider.waitUntilSaved()
-        #expect(Set(store.writes[3].changes.map(\.section)) == ["codes", "accessGrants", "refreshGrants", "refreshTokensByOwner"])
+        #expect(Set(store.writes[3].changes.map(\.section)) == ["codes", "accessGrants", "refreshGrants"])
         #expect(store.writes[3].changes.allSatisfy { !$0.key.isEmpty && $0.value != nil })
     }
 

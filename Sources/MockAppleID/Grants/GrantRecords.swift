@@ -22,6 +22,9 @@ struct RefreshGrant: Sendable, Codable {
     let clientID: String
     let consent: ConsentKey
     let authTime: Date
+    /// The grant's place in its persona and client's issue order (see `WorldState+RefreshIndex.swift`);
+    /// nil only in grants stored before the order was kept with each grant.
+    var serial: Int?
 }
 
 /// An access token: good for `/auth/revoke` (and user migration) for an hour.

@@ -239,16 +239,6 @@ extension WorldState {
         events.append(.consentRevoked(personaID: key.personaID, groupID: key.groupID, cause: cause))
     }
 
-    /// Holds `grant`; when its persona and client then hold more than `limit`, the oldest are revoked.
-    private mutating func keepRefreshGrant(_ grant: RefreshGrant, limit: Int) {
-        refreshGrants[grant.token] = grant
-        let owner = RefreshTokenOwner(consent: grant.consent, clientID: grant.clientID)
-        refreshTokensByOwner[owner, default: []].append(grant.token)
-        guard let held = refreshTokensByOwner[owner], held.count > limit else { return }
-        for token in held.prefix(held.count - limit) { refreshGrants[token] = nil }
-        refreshTokensByOwner[owner] = Array(held.suffix(limit))
-    }
-
     /// Drops codes and access tokens that can no longer be used (an expired code answers the same
     /// `invalid_grant` as an unknown one) once ``purgeInterval`` of clock time has passed since the last
     /// purge, or sooner once many are held, so that long runs of sign-ins or of refreshes do not grow

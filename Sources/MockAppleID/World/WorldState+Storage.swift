@@ -3,6 +3,7 @@ import Foundation
 /// The state as rows for a ``WorldStore``: each section (a stored property, named by its coding key) is
 /// one row, except the grant maps, which are one row per entry so that a sign-in writes a few small rows,
 /// and relay mail and notification deliveries, one row per message or delivery beside their section's.
+/// The index of refresh tokens by persona and client has no rows: it is rebuilt from the grants'.
 extension WorldState {
     /// The rows of relay messages and of notification deliveries (key: the message's or delivery's id).
     static let relayMessagesSection = "relayMessages"
@@ -24,7 +25,6 @@ extension WorldState {
         consents.setTracking(on)
         codes.setTracking(on)
         refreshGrants.setTracking(on)
-        refreshTokensByOwner.setTracking(on)
         accessGrants.setTracking(on)
         teamTokens.setTracking(on)
     }
@@ -39,7 +39,6 @@ extension WorldState {
         changed += Self.entries(.consents, consents.takeChangedKeys())
         changed += Self.entries(.codes, codes.takeChangedKeys())
         changed += Self.entries(.refreshGrants, refreshGrants.takeChangedKeys())
-        changed += Self.entries(.refreshTokensByOwner, refreshTokensByOwner.takeChangedKeys())
         changed += Self.entries(.accessGrants, accessGrants.takeChangedKeys())
         changed += Self.entries(.teamTokens, teamTokens.takeChangedKeys())
         return changed
@@ -80,7 +79,7 @@ extension WorldState {
         case .consents: return Self.entries(section, consents.storage.map { ($0.key, $0.value) })
         case .codes: return Self.entries(section, codes.storage.map { ($0.key, $0.value) })
         case .refreshGrants: return Self.entries(section, refreshGrants.storage.map { ($0.key, $0.value) })
-        case .refreshTokensByOwner: return Self.entries(section, refreshTokensByOwner.storage.map { ($0.key, $0.value) })
+        case .refreshTokensByOwner: return []  // rebuilt from the grants when read back
         case .accessGrants: return Self.entries(section, accessGrants.storage.map { ($0.key, $0.value) })
         case .teamTokens: return Self.entries(section, teamTokens.storage.map { ($0.key, $0.value) })
         }
@@ -107,6 +106,7 @@ extension WorldState {
         relay.messages.restore(messages)
         relay.recountBytes()
         outbox.deliveries.restore(deliveries)
+        rebuildRefreshIndex()
     }
 
     /// Applies rows another server wrote to a shared store since this copy last caught up (a row
@@ -131,6 +131,14 @@ extension WorldState {
                 let deliveries = outbox.deliveries
                 try restore(row, decoder: decoder)
                 outbox.deliveries = deliveries
+            case CodingKeys.refreshGrants.rawValue:
+                let grant: RefreshGrant?
+                do { grant = try change.value.map { try decoder.decode(RefreshGrant.self, from: Data($0.utf8)) } } catch {
+                    throw StateStoreError("row \(change.section) \(change.key) cannot be read: \(error)")
+                }
+                restoreRefreshGrant(grant, token: change.key)
+            case CodingKeys.refreshTokensByOwner.rawValue:
+                continue  // the index: kept up by the grants' rows
             default:
                 // A whole section is never removed; a section this version does not know is left alone.
                 guard CodingKeys(rawValue: change.section) != nil, change.value != nil || !change.key.isEmpty else { continue }
@@ -168,6 +176,7 @@ extension WorldState {
             case .consents: try Self.restore(row, removing ? nil : value, into: &consents, decoder)
             case .codes: try Self.restore(row, removing ? nil : value, into: &codes, decoder)
             case .refreshGrants: try Self.restore(row, removing ? nil : value, into: &refreshGrants, decoder)
+            // Written by versions that stored the index: read back as the order of grants without a serial.
             case .refreshTokensByOwner: try Self.restore(row, removing ? nil : value, into: &refreshTokensByOwner, decoder)
             case .accessGrants: try Self.restore(row, removing ? nil : value, into: &accessGrants, decoder)
             case .teamTokens: try Self.restore(row, removing ? nil : value, into: &teamTokens, decoder)

@@ -14,7 +14,8 @@ public struct WorldState: Sendable, Codable {
     var consents = TrackedMap<ConsentKey, Consent>()
     var codes = TrackedMap<String, IssuedCode>()
     var refreshGrants = TrackedMap<String, RefreshGrant>()
-    /// Each persona and client's refresh tokens, oldest first.
+    /// Each persona and client's refresh tokens, oldest first: an index of `refreshGrants`, which a
+    /// store does not keep (see `WorldState+RefreshIndex.swift`).
     var refreshTokensByOwner = TrackedMap<RefreshTokenOwner, [String]>()
     var accessGrants = TrackedMap<String, AccessGrant>()
     public internal(set) var autoApprove: AutoApprove? { didSet { changes.touch(.autoApprove) } }

@@ -1,0 +1,93 @@
+import Foundation
+@testable import MockAppleID
+import Testing
+
+/// The cap on refresh tokens per persona and client revokes the oldest, also in a world read back from
+/// a store or shared with another server: each grant's row carries its place in issue order, and the
+/// index by persona and client is rebuilt from the grants rather than stored.
+@Suite("refresh tokens by persona and client")
+struct RefreshIndexTests {
+    typealias DictionaryStore = StateStoreTests.DictionaryStore
+
+    static func capOfTwo() throws -> AppleIDProvider { try Fixtures.provider { $0.settings.refreshTokensPerClient = 2 } }
+
+    /// A sign-in's refresh token.
+    static func refreshToken(_ provider: AppleIDProvider) throws -> String {
+        let code = try #require(try provider.signIn("jane")["code"])
+        return try #require(try provider.exchange(code).get()["refresh_token"]?.stringValue)
+    }
+
+    /// Whether `token` still refreshes.
+    static func refreshes(_ provider: AppleIDProvider, _ token: String) -> Bool {
+        provider.tokenResult(Fixtures.form([
+            "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(at: provider.clock.now),
+            "grant_type": "refresh_token", "refresh_token": token,
+        ])).failure == nil
+    }
+
+    @Test("a world read back from its store revokes the oldest token first, not the one written last")
+    func capAfterReadingBack() async throws {
+        let store = DictionaryStore()
+        let first = try Self.capOfTwo()
+        try await first.keepState(in: store)
+        let tokens = [try Self.refreshToken(first), try Self.refreshToken(first)]
+        try await first.waitUntilSaved()
+        #expect(!store.rows.contains { $0.section == "refreshTokensByOwner" })
+
+        let second = try Self.capOfTwo()
+        #expect(try await second.keepState(in: store) == true)
+        let third = try Self.refreshToken(second)
+        #expect(!Self.refreshes(second, tokens[0]))
+        #expect(Self.refreshes(second, tokens[1]))
+        #expect(Self.refreshes(second, third))
+    }
+
+    @Test("grants stored with the index's list, and no place of their own, keep that list's order")
+    func storedListOrder() async throws {
+        let store = DictionaryStore()
+        let first = try Self.capOfTwo()
+        try await first.keepState(in: store)
+        var tokens = [try Self.refreshToken(first)]
+        // A later sign-in, so that ordering by sign-in time would revoke the other token than the list.
+        try first.advanceClock(by: 1)
+        tokens.append(try Self.refreshToken(first))
+        try await first.waitUntilSaved()
+        // As an earlier version stored them: grants without a serial, and the index as a row whose list
+        // puts the newer token first.
+        let rows = store.rows.map { row -> WorldRow in
+            guard row.section == "refreshGrants" else { return row }
+            return WorldRow(section: row.section, key: row.key, value: row.value.replacing(/,?"serial":-?\d+/, with: ""))
+        }
+        #expect(rows.filter { $0.section == "refreshGrants" }.allSatisfy { !$0.value.contains("serial") && $0.value.hasPrefix("{\"") })
+        let owner = String(decoding: try JSONEncoder().encode(
+            RefreshTokenOwner(consent: ConsentKey(personaID: "jane", groupID: "com.example.app"), clientID: Fixtures.webClient)), as: UTF8.self)
+        let list = String(decoding: try JSONEncoder().encode([tokens[1], tokens[0]]), as: UTF8.self)
+        let earlier = DictionaryStore()
+        try await earlier.write(rows.map { WorldRowChange(section: $0.section, key: $0.key, value: $0.value) }
+            + [WorldRowChange(section: "refreshTokensByOwner", key: owner, value: list)], replacingAll: true)
+
+        let second = try Self.capOfTwo()
+        #expect(try await second.keepState(in: earlier) == true)
+        let third = try Self.refreshToken(second)
+        #expect(!Self.refreshes(second, tokens[1]))
+        #expect(Self.refreshes(second, tokens[0]))
+        #expect(Self.refreshes(second, third))
+    }
+
+    @Test("a server sharing the world revokes the oldest of the tokens the other issued")
+    func capAcrossSharedServers() async throws {
+        let store = SharedStoreTests.VersionedStore()
+        let first = try Self.capOfTwo()
+        let second = try Self.capOfTwo()
+        #expect(try await first.shareState(in: store) == false)
+        #expect(try await second.shareState(in: store) == true)
+        let shared = SharedStoreTests()
+        var tokens: [String] = []
+        for _ in 0..<2 { tokens.append(try await shared.request(first) { try Self.refreshToken(first) }) }
+        tokens.append(try await shared.request(second) { try Self.refreshToken(second) })
+        let refreshing = try await shared.request(second) { tokens.map { Self.refreshes(second, $0) } }
+        #expect(refreshing == [false, true, true])
+        let atFirst = try await shared.request(first) { tokens.map { Self.refreshes(first, $0) } }
+        #expect(atFirst == [false, true, true])
+    }
+}
