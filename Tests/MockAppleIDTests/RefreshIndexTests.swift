@@ -25,6 +25,15 @@ struct RefreshIndexTests {
         ])).failure == nil
     }
 
+    /// Reads the world back from `store` with a cap of two, signs in once more, and tells which of
+    /// `tokens`, then the new one, still refresh.
+    static func refreshingAfterOneMore(readingBack store: DictionaryStore, _ tokens: [String]) async throws -> [Bool] {
+        let provider = try capOfTwo()
+        #expect(try await provider.keepState(in: store) == true)
+        let newest = try refreshToken(provider)
+        return (tokens + [newest]).map { refreshes(provider, $0) }
+    }
+
     @Test("a world read back from its store revokes the oldest token first, not the one written last")
     func capAfterReadingBack() async throws {
         let store = DictionaryStore()
@@ -34,12 +43,7 @@ struct RefreshIndexTests {
         try await first.waitUntilSaved()
         #expect(!store.rows.contains { $0.section == "refreshTokensByOwner" })
 
-        let second = try Self.capOfTwo()
-        #expect(try await second.keepState(in: store) == true)
-        let third = try Self.refreshToken(second)
-        #expect(!Self.refreshes(second, tokens[0]))
-        #expect(Self.refreshes(second, tokens[1]))
-        #expect(Self.refreshes(second, third))
+        #expect(try await Self.refreshingAfterOneMore(readingBack: store, tokens) == [false, true, true])
     }
 
     @Test("grants stored with the index's list, and no place of their own, keep that list's order")
@@ -66,12 +70,7 @@ struct RefreshIndexTests {
         try await earlier.write(rows.map { WorldRowChange(section: $0.section, key: $0.key, value: $0.value) }
             + [WorldRowChange(section: "refreshTokensByOwner", key: owner, value: list)], replacingAll: true)
 
-        let second = try Self.capOfTwo()
-        #expect(try await second.keepState(in: earlier) == true)
-        let third = try Self.refreshToken(second)
-        #expect(!Self.refreshes(second, tokens[1]))
-        #expect(Self.refreshes(second, tokens[0]))
-        #expect(Self.refreshes(second, third))
+        #expect(try await Self.refreshingAfterOneMore(readingBack: earlier, tokens) == [true, false, true])
     }
 
     @Test("a server sharing the world revokes the oldest of the tokens the other issued")
