@@ -17,8 +17,11 @@ public final class PostgresStore: TenantStore {
     /// The tenants' worlds this server keeps here, to close their connections.
     private let tenantWorlds = Mutex<[String: PostgresWorldStore]>([:])
 
-    /// The tables' format; a database written by a newer version is refused.
-    static let format = 1
+    /// The tables' format; a database written by a newer version is refused. Format 2 is format 1 with
+    /// each refresh grant's place in its persona and client's issue order kept in the grant, and not
+    /// the index of their tokens: an earlier version must not write to it. Format 1's index rows are
+    /// read as the order of the grants without a place, so moving up needs no rows changed.
+    static let format = 2
 
     private init(address: PostgresAddress, logger: Logger) {
         self.address = address
@@ -129,6 +132,9 @@ public final class PostgresStore: TenantStore {
                 throw StateStoreError("\(name): holds tables of a newer version of mock-appleid (format \(found)); use that version")
             }
             if found == nil { try await connection.query("INSERT INTO mock_appleid_format (format) VALUES (\(Self.format))", logger: logger) }
+            if let found, found < Self.format {
+                try await connection.query("UPDATE mock_appleid_format SET format = \(Self.format)", logger: logger)
+            }
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS mock_appleid_worlds (
                     tenant text PRIMARY KEY, scenario text NOT NULL,

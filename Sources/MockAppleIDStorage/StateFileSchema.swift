@@ -9,11 +9,13 @@ enum StateFileSchema {
     static let applicationID = 0x4D41_4944
 
     /// The format this version writes.
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// Each format's step from the one before: `migrations[n - 1]` brings a file to format `n`.
     /// Format 1 is the first, made from an empty file: one world. Format 2 holds tenants beside it.
-    /// Format 3 keeps each relay message and notification delivery as a row of its own.
+    /// Format 3 keeps each relay message and notification delivery as a row of its own. Format 4 keeps
+    /// each refresh grant's place in its persona and client's issue order in the grant (`serial`), and no
+    /// longer the index of their tokens, which is rebuilt from the grants.
     static let migrations: [[String]] = [
         [
             "CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
@@ -54,6 +56,17 @@ enum StateFileSchema {
         ],
         splitList(section: "relay", list: "messages", into: "relayMessages")
             + splitList(section: "outbox", list: "deliveries", into: "outboxDeliveries"),
+        [
+            // Each grant in an index list gets its place there as a serial below zero, oldest lowest.
+            """
+            UPDATE world_rows SET value = json_set(world_rows.value, '$.serial', placed.position - placed.count)
+            FROM (SELECT w.tenant AS tenant, m.value AS token, m.key AS position, json_array_length(w.value) AS count
+                  FROM world_rows AS w, json_each(w.value) AS m WHERE w.section = 'refreshTokensByOwner') AS placed
+            WHERE world_rows.section = 'refreshGrants' AND world_rows.tenant = placed.tenant AND world_rows.key = placed.token
+              AND json_extract(world_rows.value, '$.serial') IS NULL
+            """,
+            "DELETE FROM world_rows WHERE section = 'refreshTokensByOwner'",
+        ],
     ]
 
     /// Moves the entries of the list `list` in each world's `section` row into rows of their own in

@@ -174,6 +174,21 @@ def test_a_database_that_cannot_be_used_stops_serve_with_one_line_naming_it(data
     assert 'holds the world of scenario "default", not "account-deleted"' in result.stderr, result.stderr
 
 
+def test_tables_of_an_earlier_format_are_moved_up_and_those_of_a_newer_one_refused(database_url, postgres):
+    name = database_url.rsplit("/", 1)[1]
+    with serving("--database-url", database_url):
+        pass
+    assert postgres.sql(name, "SELECT format FROM mock_appleid_format").split() == ["2"]
+    postgres.sql(name, "UPDATE mock_appleid_format SET format = 1")
+    with serving("--database-url", database_url):
+        pass
+    assert postgres.sql(name, "SELECT format FROM mock_appleid_format").split() == ["2"]
+    postgres.sql(name, "UPDATE mock_appleid_format SET format = 3")
+    result = run_cli("serve", "--port", "0", "--database-url", database_url)
+    assert result.returncode != 0, result.stderr
+    assert "holds tables of a newer version of mock-appleid (format 3); use that version" in result.stderr, result.stderr
+
+
 def test_a_tenant_made_at_one_replica_is_served_by_every_replica_until_removed(database_url):
     with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
         assert requests.post(f"{a}/__admin/tenants", json={"name": "job-a"}, timeout=10).status_code == 201

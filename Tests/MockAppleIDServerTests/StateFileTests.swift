@@ -117,7 +117,7 @@ struct StateFileTests {
         let raw = try await SQLiteConnection.open(storage: .file(path: newer))
         _ = try await raw.query("PRAGMA user_version = 7")
         try await raw.close()
-        #expect(await refusal(newer) == "\(newer): was written by a newer mock-appleid (state format 7; this version reads up to 3)")
+        #expect(await refusal(newer) == "\(newer): was written by a newer mock-appleid (state format 7; this version reads up to 4)")
 
         let damaged = folder.appendingPathComponent("damaged.sqlite").path
         let good = try await SQLiteStateFile.open(path: damaged)

@@ -135,6 +135,37 @@ struct TenantTests {
         await file.close()
     }
 
+    @Test("a state file of format 3 (the index of refresh tokens kept as rows) is migrated: each listed grant gets its place as a serial below zero, and the index rows go")
+    func migratesFormatThree() async throws {
+        let path = try StateFileTests.folder().appendingPathComponent("format3.sqlite").path
+        let raw = try await SQLiteConnection.open(storage: .file(path: path))
+        for statement in StateFileSchema.migrations[0..<3].joined() { _ = try await raw.query(statement) }
+        _ = try await raw.query("PRAGMA application_id = \(StateFileSchema.applicationID)")
+        _ = try await raw.query("PRAGMA user_version = 3")
+        let rows: [(tenant: String, section: String, key: String, value: String)] = [
+            ("", "refreshGrants", "old", #"{"token":"old"}"#), ("", "refreshGrants", "new", #"{"token":"new"}"#),
+            ("", "refreshGrants", "unlisted", #"{"token":"unlisted"}"#), ("", "refreshGrants", "numbered", #"{"serial":7,"token":"numbered"}"#),
+            ("", "refreshTokensByOwner", "jane", #"["old","new","numbered"]"#),
+            ("kept", "refreshGrants", "old", #"{"token":"old"}"#), ("kept", "refreshTokensByOwner", "jane", #"["x","old"]"#),
+        ]
+        for row in rows {
+            _ = try await raw.query("INSERT INTO world_rows (tenant, section, key, value) VALUES (?, ?, ?, ?)",
+                                    [.text(row.tenant), .text(row.section), .text(row.key), .text(row.value)])
+        }
+        try await raw.close()
+
+        let file = try await SQLiteStateFile.open(path: path)
+        await file.close()
+        let check = try await SQLiteConnection.open(storage: .file(path: path))
+        #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == 4)
+        let serials = try await check.query(
+            "SELECT tenant, key, json_extract(value, '$.serial') AS serial FROM world_rows WHERE section = 'refreshGrants' ORDER BY tenant, key")
+        #expect(serials.map { "\($0.column("tenant")?.string ?? "?") \($0.column("key")?.string ?? "?") \($0.column("serial")?.integer.map(String.init) ?? "none")" }
+            == [" new -2", " numbered 7", " old -3", " unlisted none", "kept old -1"])
+        #expect(try await check.query("SELECT count(*) FROM world_rows WHERE section = 'refreshTokensByOwner'").first?.columns.first?.data.integer == 0)
+        try await check.close()
+    }
+
     @Test("a state file of format 1 (one world, no tenants) is migrated when opened: its world kept, removals still remove rows")
     func migratesFormatOne() async throws {
         let path = try StateFileTests.folder().appendingPathComponent("old.sqlite").path
@@ -157,7 +188,7 @@ struct TenantTests {
         try await provider.stopKeepingState()
         await file.close()
         let check = try await SQLiteConnection.open(storage: .file(path: path))
-        #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == 3)
+        #expect(try await check.query("PRAGMA user_version").first?.columns.first?.data.integer == StateFileSchema.currentVersion)
         let grants = try await check.query("SELECT count(*) FROM world_rows WHERE section IN ('consents', 'codes')")
         #expect(grants.first?.columns.first?.data.integer == 0)
         try await check.close()

@@ -73,6 +73,22 @@ struct RefreshIndexTests {
         #expect(try await Self.refreshingAfterOneMore(readingBack: earlier, tokens) == [true, false, true])
     }
 
+    @Test("a snapshot taken before grants carried their serial, restored into a world kept in a store, is stored with serials in its index's order")
+    func snapshotWithoutSerials() async throws {
+        let source = try Self.capOfTwo()
+        let tokens = [try Self.refreshToken(source), try Self.refreshToken(source)]
+        let snapshot = String(decoding: try JSONEncoder().encode(source.snapshot()), as: UTF8.self).replacing(/,"serial":-?\d+/, with: "")
+        #expect(!snapshot.contains("serial"))
+        let store = DictionaryStore()
+        let target = try Self.capOfTwo()
+        try await target.keepState(in: store)
+        target.restore(try JSONDecoder().decode(WorldSnapshot.self, from: Data(snapshot.utf8)))
+        try await target.waitUntilSaved()
+        let grants = store.rows.filter { $0.section == "refreshGrants" }
+        #expect(grants.count == 2 && grants.allSatisfy { $0.value.contains(#""serial":-"#) })
+        #expect(try await Self.refreshingAfterOneMore(readingBack: store, tokens) == [false, true, true])
+    }
+
     @Test("a server sharing the world revokes the oldest of the tokens the other issued")
     func capAcrossSharedServers() async throws {
         let store = SharedStoreTests.VersionedStore()

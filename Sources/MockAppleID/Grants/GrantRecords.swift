@@ -23,7 +23,7 @@ struct RefreshGrant: Sendable, Codable {
     let consent: ConsentKey
     let authTime: Date
     /// The grant's place in its persona and client's issue order (see `WorldState+RefreshIndex.swift`);
-    /// nil only in grants stored before the order was kept with each grant.
+    /// nil only in grants read from an earlier store format or snapshot, until the index is rebuilt.
     var serial: Int?
 }
 

@@ -108,6 +108,8 @@ public final class World: Sendable {
         guarded.state = state
         // A state copied from a world kept in a store still tracks changes; only this world's store may want that.
         guarded.state.setTracking(false)
+        // A snapshot taken before refresh grants carried their serial gets them here, so a store is given them.
+        guarded.state.rebuildRefreshIndex()
         guarded.keyBodies = state.keys.servedBodies()
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
         guard guarded.writer != nil || guarded.shared != nil else { return }

@@ -3,8 +3,8 @@ import Foundation
 /// The index of refresh tokens by persona and client (``WorldState/refreshTokensByOwner``), oldest
 /// first. A store does not keep it: each grant carries its ``RefreshGrant/serial``, its place in its
 /// persona and client's issue order, and the index is rebuilt from the grants when a world is read
-/// back. So a sign-in writes its own grant's row only, not the whole list of its persona and client's
-/// tokens.
+/// back or replaced. So a sign-in writes its own grant's row only, not the whole list of its persona
+/// and client's tokens.
 extension WorldState {
     /// Holds `grant` as its persona and client's newest; when they then hold more than `limit`, the
     /// oldest are revoked.
@@ -25,43 +25,45 @@ extension WorldState {
         return serial == .max ? .max : serial + 1
     }
 
-    /// Rebuilds the index from the grants, once every row of a stored world is read. Grants stored
-    /// before grants carried their serial come first, in the order of the lists such worlds kept
-    /// (read back into the index by the rows of its section), and get serials below zero in that order.
+    /// Rebuilds the index from the grants (keyed by their rows' keys), ordered by serial. Grants
+    /// without one (held before grants carried it: read from an earlier store format, or from an
+    /// earlier snapshot) are older than any with one; they are ordered as the index held them then,
+    /// and get serials below their persona and client's lowest, in that order.
     mutating func rebuildRefreshIndex() {
-        var storedPositions: [String: Int] = [:]
-        for tokens in refreshTokensByOwner.values {
-            for (position, token) in tokens.enumerated() { storedPositions[token] = position }
-        }
-        var grantsByOwner: [RefreshTokenOwner: [RefreshGrant]] = [:]
-        for grant in refreshGrants.values { grantsByOwner[grant.owner, default: []].append(grant) }
+        var grantsByOwner: [RefreshTokenOwner: [(token: String, grant: RefreshGrant)]] = [:]
+        for (token, grant) in refreshGrants.storage { grantsByOwner[grant.owner, default: []].append((token, grant)) }
+        let heldBefore = refreshTokensByOwner
         refreshTokensByOwner = TrackedMap()
         for (owner, grants) in grantsByOwner {
-            let unnumbered = grants.filter { $0.serial == nil }.sorted {
-                // Tokens no stored list names (none, in a world this version wrote) come first.
-                let positions = (storedPositions[$0.token] ?? -1, storedPositions[$1.token] ?? -1)
-                if positions.0 != positions.1 { return positions.0 < positions.1 }
-                return ($0.authTime, $0.token) < ($1.authTime, $1.token)
+            var positions: [String: Int] = [:]
+            for (position, token) in (heldBefore[owner] ?? []).enumerated() { positions[token] = position }
+            let unnumbered = grants.filter { $0.grant.serial == nil }.sorted {
+                // A token the index did not hold (it cannot be told apart otherwise) comes first.
+                let places = (positions[$0.token] ?? -1, positions[$1.token] ?? -1)
+                if places.0 != places.1 { return places.0 < places.1 }
+                return ($0.grant.authTime, $0.token) < ($1.grant.authTime, $1.token)
             }
-            for (index, grant) in unnumbered.enumerated() {
-                var numbered = grant
-                numbered.serial = index - unnumbered.count
-                refreshGrants.restore(numbered, forKey: grant.token)
+            let lowest = grants.compactMap { $0.grant.serial }.min() ?? 0
+            // Below the lowest serial held, clamped where a stored serial leaves no room (they then tie).
+            let first = min(lowest, 0) < Int.min + unnumbered.count ? Int.min : min(lowest, 0) - unnumbered.count
+            var ordered = grants.filter { $0.grant.serial != nil }.map { (serial: $0.grant.serial ?? 0, token: $0.token) }
+            for (index, entry) in unnumbered.enumerated() {
+                var numbered = entry.grant
+                numbered.serial = first + index
+                refreshGrants.restore(numbered, forKey: entry.token)
+                ordered.append((first + index, entry.token))
             }
-            let numbered = grants.compactMap { grant in grant.serial.map { (serial: $0, token: grant.token) } }
-            let ordered = unnumbered.map(\.token) + numbered.sorted { ($0.serial, $0.token) < ($1.serial, $1.token) }.map(\.token)
-            refreshTokensByOwner.restore(ordered, forKey: owner)
+            refreshTokensByOwner.restore(ordered.sorted { ($0.serial, $0.token) < ($1.serial, $1.token) }.map(\.token), forKey: owner)
         }
     }
 
-    /// Puts back a grant another server wrote (nil: removed) and places it in the index.
-    mutating func restoreRefreshGrant(_ grant: RefreshGrant?, token: String) {
-        if let previous = refreshGrants[token] {
+    /// Places a grant another server wrote, or removed, in the index; `previous` is what this copy held.
+    mutating func reindexRefreshGrant(token: String, previous: RefreshGrant?) {
+        if let previous {
             let others = refreshTokensByOwner[previous.owner]?.filter { $0 != token } ?? []
             refreshTokensByOwner.restore(others.isEmpty ? nil : others, forKey: previous.owner)
         }
-        refreshGrants.restore(grant, forKey: token)
-        guard let grant else { return }
+        guard let grant = refreshGrants[token] else { return }
         var tokens = refreshTokensByOwner[grant.owner] ?? []
         let grants = refreshGrants
         func order(_ token: String) -> (Int, String) { (grants[token]?.serial ?? .min, token) }

@@ -132,11 +132,9 @@ extension WorldState {
                 try restore(row, decoder: decoder)
                 outbox.deliveries = deliveries
             case CodingKeys.refreshGrants.rawValue:
-                let grant: RefreshGrant?
-                do { grant = try change.value.map { try decoder.decode(RefreshGrant.self, from: Data($0.utf8)) } } catch {
-                    throw StateStoreError("row \(change.section) \(change.key) cannot be read: \(error)")
-                }
-                restoreRefreshGrant(grant, token: change.key)
+                let previous = refreshGrants[change.key]
+                try restore(row, removing: change.value == nil, decoder: decoder)
+                reindexRefreshGrant(token: change.key, previous: previous)
             case CodingKeys.refreshTokensByOwner.rawValue:
                 continue  // the index: kept up by the grants' rows
             default:
@@ -176,7 +174,8 @@ extension WorldState {
             case .consents: try Self.restore(row, removing ? nil : value, into: &consents, decoder)
             case .codes: try Self.restore(row, removing ? nil : value, into: &codes, decoder)
             case .refreshGrants: try Self.restore(row, removing ? nil : value, into: &refreshGrants, decoder)
-            // Written by versions that stored the index: read back as the order of grants without a serial.
+            // Written by earlier versions, which kept the index (a state file's is moved into its grants when
+            // the file is opened; a database's is read here): the order of grants without a serial.
             case .refreshTokensByOwner: try Self.restore(row, removing ? nil : value, into: &refreshTokensByOwner, decoder)
             case .accessGrants: try Self.restore(row, removing ? nil : value, into: &accessGrants, decoder)
             case .teamTokens: try Self.restore(row, removing ? nil : value, into: &teamTokens, decoder)
