@@ -28,7 +28,7 @@ extension WorldState {
     /// Rebuilds the index from the grants (keyed by their rows' keys), ordered by serial. Grants
     /// without one (held before grants carried it: read from an earlier store format, or from an
     /// earlier snapshot) are older than any with one; they are ordered as the index held them then,
-    /// and get serials below their persona and client's lowest, in that order.
+    /// and get serials below zero and below their persona and client's lowest, in that order.
     mutating func rebuildRefreshIndex() {
         var grantsByOwner: [RefreshTokenOwner: [(token: String, grant: RefreshGrant)]] = [:]
         for (token, grant) in refreshGrants.storage { grantsByOwner[grant.owner, default: []].append((token, grant)) }
@@ -44,7 +44,8 @@ extension WorldState {
                 return ($0.grant.authTime, $0.token) < ($1.grant.authTime, $1.token)
             }
             let lowest = grants.compactMap { $0.grant.serial }.min() ?? 0
-            // Below the lowest serial held, clamped where a stored serial leaves no room (they then tie).
+            // Below zero and the lowest serial held; from Int.min up where a stored serial leaves no room
+            // (only a hand-edited store gets there, and its order is then its own).
             let first = min(lowest, 0) < Int.min + unnumbered.count ? Int.min : min(lowest, 0) - unnumbered.count
             var ordered = grants.filter { $0.grant.serial != nil }.map { (serial: $0.grant.serial ?? 0, token: $0.token) }
             for (index, entry) in unnumbered.enumerated() {
