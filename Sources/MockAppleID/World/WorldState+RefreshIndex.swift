@@ -43,11 +43,11 @@ extension WorldState {
                 if places.0 != places.1 { return places.0 < places.1 }
                 return ($0.grant.authTime, $0.token) < ($1.grant.authTime, $1.token)
             }
-            let lowest = grants.compactMap { $0.grant.serial }.min() ?? 0
+            var ordered = grants.compactMap { entry in entry.grant.serial.map { (serial: $0, token: entry.token) } }
             // Below zero and the lowest serial held; from Int.min up where a stored serial leaves no room
             // (only a hand-edited store gets there, and its order is then its own).
-            let first = min(lowest, 0) < Int.min + unnumbered.count ? Int.min : min(lowest, 0) - unnumbered.count
-            var ordered = grants.filter { $0.grant.serial != nil }.map { (serial: $0.grant.serial ?? 0, token: $0.token) }
+            let ceiling = min(ordered.map(\.serial).min() ?? 0, 0)
+            let first = ceiling < Int.min + unnumbered.count ? Int.min : ceiling - unnumbered.count
             for (index, entry) in unnumbered.enumerated() {
                 var numbered = entry.grant
                 numbered.serial = first + index
