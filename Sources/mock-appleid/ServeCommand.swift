@@ -99,12 +99,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
-            // The banner names the library each published RS256 key signs with, known once libcrypto's copies
-            // have settled: it waits for them in a task of its own, so that the listeners serve meanwhile.
-            let keys = provider.keyRing().published
+            // The banner names the library the signing key signs with, known once libcrypto's copy of it has
+            // settled: it waits for that in a task of its own, so that the listeners serve meanwhile. Keys only
+            // published get their copies when they first sign.
+            let active = provider.keyRing().active
             Task {
-                for key in keys { await key.settled() }
-                let banner = StartupBanner(provider: provider, running: running, signingKeys: keys, scenarioSource: source,
+                await active.settled()
+                let banner = StartupBanner(provider: provider, running: running, signingKeys: [active], scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },
                                            sharedStore: database.map { ($0.store.name, $0.restored) }).text

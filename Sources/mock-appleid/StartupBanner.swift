@@ -7,7 +7,7 @@ import MockAppleIDServer
 struct StartupBanner {
     let provider: AppleIDProvider
     let running: RunningServer
-    /// The published keys, their RS256 library settled (``SigningKey/settled()``).
+    /// The keys that sign, their RS256 library settled (``SigningKey/settled()``).
     let signingKeys: [SigningKey]
     let scenarioSource: String
     let relayForward: String?

@@ -1,5 +1,5 @@
 import Foundation
-import MockAppleID
+@testable import MockAppleID
 import Testing
 
 // Serialized: its tests choose the process's RS256 library (no other suite does).
@@ -34,7 +34,7 @@ struct RSASigningTests {
         }
     }
 
-    @Test("read with libcrypto readied in the background, keys sign at once and switch to libcrypto when their copies settle, the same bytes",
+    @Test("read with libcrypto readied in the background, keys are copied only once they sign, sign at once and switch to libcrypto when their copies settle, the same bytes",
           .timeLimit(.minutes(1)))
     func copiesMadeInTheBackground() async throws {
         let input = Data("signed before and after the copies settle".utf8)
@@ -44,10 +44,25 @@ struct RSASigningTests {
         let keys = try Self.shippedKeys.map { kid in
             try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
         }
+        #expect(keys.map(\.libcryptoCopyWanted) == [false, false, false])
         #expect(try keys.map { try $0.sign(input) } == expected)
+        #expect(keys.map(\.libcryptoCopyWanted) == [true, true, true])
         for key in keys { await key.settled() }
         #expect(keys.map(\.rsaLibrary) == Array(repeating: .libcrypto, count: 3))
         #expect(try keys.map { try $0.sign(input) } == expected)
+    }
+
+    @Test("read with libcrypto readied in the background, a key that has not signed is copied when its library is awaited, and only that key",
+          .timeLimit(.minutes(1)))
+    func copyMadeWhenAwaited() async throws {
+        RSASigning.readyLibcryptoInBackground()
+        defer { _ = try? RSASigning.use(.libcrypto) }
+        let keys = try Self.shippedKeys.map { kid in
+            try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
+        }
+        await keys[1].settled()
+        #expect(keys.map(\.libcryptoCopyWanted) == [false, true, false])
+        #expect(keys.map(\.rsaLibrary) == [.swiftCrypto, .libcrypto, .swiftCrypto])
     }
 
     @Test("one libcrypto key signs from many threads at once, each signature right")

@@ -5,14 +5,18 @@ import Foundation
 import Synchronization
 import SystemLibcrypto
 
-/// libcrypto's copy of one RSA signing key: made at once, or on one of Dispatch's threads so that reading a
-/// key does not wait for libcrypto to load and read it (a few milliseconds for a process's first). Until the copy is
-/// ready, and for good if libcrypto cannot use the key, swift-crypto signs: RSASSA-PKCS1-v1_5 is
+/// libcrypto's copy of one RSA signing key: made at once, or on one of Dispatch's threads when it is first
+/// wanted, so that reading a key does not wait for libcrypto to load and read it (a few milliseconds for a
+/// process's first), and a key that never signs (one only published) costs libcrypto nothing. Until the copy
+/// is ready, and for good if libcrypto cannot use the key, swift-crypto signs: RSASSA-PKCS1-v1_5 is
 /// deterministic, so the bytes are the same either way.
 final class LibcryptoCopy: Sendable {
     /// Where the copy stands, shared with the work that makes it.
     private final class Outcome: Sendable {
         enum State {
+            /// Not asked for yet: made in the background on the first ``LibcryptoCopy/ready`` or
+            /// ``LibcryptoCopy/settled()``.
+            case wanted(_RSA.Signing.PrivateKey)
             /// Being made; these wait for it.
             case making([CheckedContinuation<Void, Never>])
             /// The copy, or `nil` when libcrypto is missing or cannot use the key.
@@ -22,6 +26,18 @@ final class LibcryptoCopy: Sendable {
         let state: Mutex<State>
 
         init(_ state: State) { self.state = Mutex(state) }
+
+        /// Starts making the copy on one of Dispatch's threads (never on the Swift concurrency executor,
+        /// which a server may have handed to its event loops) if nobody has yet.
+        func start() {
+            let key: _RSA.Signing.PrivateKey? = state.withLock { state in
+                guard case let .wanted(key) = state else { return nil }
+                state = .making([])
+                return key
+            }
+            guard let key else { return }
+            DispatchQueue.global().async { self.finish(with: LibcryptoCopy.make(of: key)) }
+        }
 
         func finish(with copy: LibcryptoRSAKey?) {
             let waiting = state.withLock { state in
@@ -35,12 +51,10 @@ final class LibcryptoCopy: Sendable {
 
     private let outcome: Outcome
 
-    /// A copy made on one of Dispatch's threads (never on the Swift concurrency executor, which a server
-    /// may have handed to its event loops).
-    init(inBackgroundOf key: _RSA.Signing.PrivateKey) {
-        let outcome = Outcome(.making([]))
-        self.outcome = outcome
-        DispatchQueue.global().async { outcome.finish(with: Self.make(of: key)) }
+    /// A copy made in the background the first time it is wanted: when the key first signs, or
+    /// ``settled()`` is awaited.
+    init(whenWantedOf key: _RSA.Signing.PrivateKey) {
+        outcome = Outcome(.wanted(key))
     }
 
     /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`.
@@ -49,16 +63,29 @@ final class LibcryptoCopy: Sendable {
         outcome = Outcome(.made(copy))
     }
 
-    /// The copy, once made; `nil` while it is being made and when libcrypto could not use the key.
-    var ready: LibcryptoRSAKey? {
+    /// Whether the copy has been asked for (it may still be being made).
+    var wanted: Bool {
         outcome.state.withLock { state in
-            if case let .made(copy) = state { return copy }
-            return nil
+            if case .wanted = state { return false }
+            return true
         }
     }
 
-    /// Waits until the copy is made or known to be impossible.
+    /// The copy, once made; `nil` while it is being made and when libcrypto could not use the key. The first
+    /// call starts making it.
+    var ready: LibcryptoRSAKey? {
+        let made: LibcryptoRSAKey?? = outcome.state.withLock { state in
+            if case let .made(copy) = state { return .some(copy) }
+            return nil
+        }
+        if let made { return made }
+        outcome.start()
+        return nil
+    }
+
+    /// Waits until the copy is made or known to be impossible, starting it if nobody has yet.
     func settled() async {
+        outcome.start()
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let made = outcome.state.withLock { state in
                 guard case var .making(waiting) = state else { return true }

@@ -32,7 +32,8 @@ public enum RSASigning {
     enum Choice: Equatable {
         /// libcrypto where it loads, given each key as the key is read.
         case automatic
-        /// libcrypto where it loads, given each key on a background thread (``readyLibcryptoInBackground()``).
+        /// libcrypto where it loads, given each key on a background thread once the key first signs
+        /// (``readyLibcryptoInBackground()``).
         case automaticInBackground
         /// The library ``use(_:)`` named: a key libcrypto cannot use is then an error, not a fallback.
         case named(Library)
@@ -59,8 +60,9 @@ public enum RSASigning {
     }
 
     /// Keeps the automatic choice, but loads libcrypto and gives it each key read from now on in the
-    /// background, so that reading keys never waits for libcrypto (a server's start-up); swift-crypto signs
-    /// with a key, the same bytes, until its copy is ready. ``SigningKey/settled()`` waits for that.
+    /// background, when the key first signs (or ``SigningKey/settled()`` is awaited), so that reading keys
+    /// never waits for libcrypto (a server's start-up) and a key only published costs it nothing;
+    /// swift-crypto signs with a key, the same bytes, until its copy is ready.
     public static func readyLibcryptoInBackground() {
         chosen.withLock { $0 = .automaticInBackground }
     }

@@ -70,7 +70,8 @@ public struct SigningKey: Sendable, Codable {
     }
 
     /// The library this key's RS256 signatures come from now; `nil` for an ES256 key. A key whose libcrypto
-    /// copy is still being made signs with swift-crypto: ``settled()`` waits for the copy.
+    /// copy is not made yet (one that has not signed, or is still being copied) signs with swift-crypto:
+    /// ``settled()`` waits for the copy.
     public var rsaLibrary: RSASigning.Library? {
         switch backing {
         case let .rsa(_, copy): return copy?.ready == nil ? .swiftCrypto : .libcrypto
@@ -78,10 +79,18 @@ public struct SigningKey: Sendable, Codable {
         }
     }
 
-    /// Waits until this key's RS256 library is settled: its libcrypto copy made, or found impossible
-    /// (see ``RSASigning/readyLibcryptoInBackground()``). Returns at once for a key read any other way.
+    /// Waits until this key's RS256 library is settled: its libcrypto copy made (started now if the key has
+    /// not signed yet), or found impossible (see ``RSASigning/readyLibcryptoInBackground()``). Returns at once
+    /// for a key read any other way.
     public func settled() async {
         if case let .rsa(_, copy?) = backing { await copy.settled() }
+    }
+
+    /// Whether libcrypto's copy of this RSA key has been asked for, by a signature or ``settled()``; `nil` for
+    /// a key with no copy to make (ES256, or RS256 from swift-crypto by name).
+    var libcryptoCopyWanted: Bool? {
+        if case let .rsa(_, copy?) = backing { return copy.wanted }
+        return nil
     }
 
     /// Checks a signature made by this key (used by tests and by the CLI's self-check).
@@ -96,12 +105,13 @@ public struct SigningKey: Sendable, Codable {
         }
     }
 
-    /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or in the background.
+    /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or in the background once
+    /// the key first signs.
     /// A copy libcrypto cannot make leaves the key to swift-crypto, unless libcrypto was asked for by name.
     private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoCopy? {
         switch RSASigning.choice {
         case .named(.swiftCrypto): return nil
-        case .automaticInBackground: return LibcryptoCopy(inBackgroundOf: key)
+        case .automaticInBackground: return LibcryptoCopy(whenWantedOf: key)
         case .automatic: return LibcryptoCopy(of: key)
         case .named(.libcrypto):
             guard let copy = LibcryptoCopy(of: key) else { throw KeyError.libcryptoFailed }

@@ -26,17 +26,17 @@ struct NotificationSender: Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(5))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let http = OnDemandHTTPClient(configuration: configuration)
         if let store = provider.world.sharedStore {
             await sendWhileLeading(store, with: http)
         } else {
             await send(with: http)
         }
-        try? await http.shutdown()
+        await http.shutdown()
     }
 
     /// Sends as events call for it, for ever.
-    private func send(with http: HTTPClient) async {
+    private func send(with http: OnDemandHTTPClient) async {
         let wakeups = provider.world.events.subscribe(bufferLimit: 1_000)
         await withDiscardingTaskGroup { group in
             await postDue(with: http, in: &group)
@@ -50,7 +50,7 @@ struct NotificationSender: Sendable {
     }
 
     /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer leads.
-    private func sendWhileLeading(_ store: any SharedWorldStore, with http: HTTPClient) async {
+    private func sendWhileLeading(_ store: any SharedWorldStore, with http: OnDemandHTTPClient) async {
         while !Task.isCancelled {
             await store.lead()
             guard !Task.isCancelled else { return }
@@ -65,7 +65,7 @@ struct NotificationSender: Sendable {
         }
     }
 
-    private func postDue(with http: HTTPClient, in group: inout DiscardingTaskGroup) async {
+    private func postDue(with http: OnDemandHTTPClient, in group: inout DiscardingTaskGroup) async {
         // With a shared store that cannot be reached now, the next look tries again.
         guard let due = try? await provider.world.hold({ provider.takeDueNotifications() }) else { return }
         for outgoing in due {
@@ -83,12 +83,12 @@ struct NotificationSender: Sendable {
 
     /// One attempt, answer body included, within the attempt timeout (async-http-client's deadline
     /// ends once the answer's head arrives, so a receiver that stalls its body is cut off here).
-    private func post(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {
+    private func post(_ outgoing: OutgoingNotification, with http: OnDemandHTTPClient) async -> DeliveryOutcome {
         await withDeadline(.seconds(outgoing.timeout)) { await attempt(outgoing, with: http) }
             ?? .unreachable("timed out after \(outgoing.timeout) s")
     }
 
-    private func attempt(_ outgoing: OutgoingNotification, with http: HTTPClient) async -> DeliveryOutcome {
+    private func attempt(_ outgoing: OutgoingNotification, with http: OnDemandHTTPClient) async -> DeliveryOutcome {
         var request = HTTPClientRequest(url: outgoing.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -96,7 +96,7 @@ struct NotificationSender: Sendable {
         request.body = .bytes(ByteBuffer(string: outgoing.body))
         let timeout = TimeAmount.milliseconds(Int64(TimeRange.wholeSeconds(outgoing.timeout * 1000)))
         do {
-            let response = try await http.execute(request, timeout: timeout)
+            let response = try await http.client.execute(request, timeout: timeout)
             _ = try? await response.body.collect(upTo: Self.answerLimit)
             return .answered(status: Int(response.status.code))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
