@@ -57,7 +57,7 @@ def main():
     with tempfile.NamedTemporaryFile(suffix=".json") as body:
         body.write(b'{"keys":[]}')
         body.flush()
-        (bare, _), (portable, _), (dynamic, _) = median_start_ups(runs, lambda port: [options.bare_responder, str(port), body.name],
+        (bare, *_), (portable, *_), (dynamic, *_) = median_start_ups(runs, lambda port: [options.bare_responder, str(port), body.name],
                                                                  serve(options.portable), serve(options.dynamic))
     portable_rss, dynamic_rss = idle_rss(options.portable), idle_rss(options.dynamic)
     portable_size, dynamic_size = os.path.getsize(options.portable), stripped_size(options.dynamic)

@@ -105,6 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             let active = provider.keyRing().active
             Task {
                 await active.settled()
+                _ = await RSASigning.settledLibrary()
                 let banner = StartupBanner(provider: provider, running: running, signingKeys: [active], scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },
@@ -156,8 +157,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Settles the RS256 library before the scenario's keys are read. Named, each key keeps the one it was
-    /// read with; automatically, libcrypto is loaded and given the keys in the background, so that start-up
-    /// does not wait for it, and each key signs with swift-crypto until its copy is ready.
+    /// read with; automatically, libcrypto is loaded and given a key in the background when the key first
+    /// signs (the signing key once the server listens), so that start-up does not wait for it, and each key
+    /// signs with swift-crypto until its copy is ready.
     private func chooseRSASigner() throws {
         guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {

@@ -17,7 +17,8 @@ struct StartupBanner {
     var stateFile: (path: String, restored: Bool)?
     var sharedStore: (name: String, restored: Bool)?
 
-    /// The library RS256 keys sign with, naming any key that signs with another (one libcrypto could not use).
+    /// The library RS256 keys sign with, naming any of ``signingKeys`` that signs with another (one libcrypto
+    /// could not use). A key only published is given to libcrypto when it first signs, so it is not named.
     var rsaSigners: String {
         let others = signingKeys.filter { $0.rsaLibrary.map { $0 != RSASigning.library } ?? false }
         guard !others.isEmpty else { return RSASigning.library.description }

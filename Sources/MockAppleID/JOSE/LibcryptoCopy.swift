@@ -63,7 +63,8 @@ final class LibcryptoCopy: Sendable {
         outcome = Outcome(.made(copy))
     }
 
-    /// Whether the copy has been asked for (it may still be being made).
+    /// Whether the copy has been started (by a signature or ``settled()``, or made at once); it may still be
+    /// being made.
     var wanted: Bool {
         outcome.state.withLock { state in
             if case .wanted = state { return false }
@@ -71,16 +72,22 @@ final class LibcryptoCopy: Sendable {
         }
     }
 
-    /// The copy, once made; `nil` while it is being made and when libcrypto could not use the key. The first
-    /// call starts making it.
+    /// The copy, once made; `nil` until then and when libcrypto could not use the key. Starts nothing.
+    var current: LibcryptoRSAKey? { made ?? nil }
+
+    /// The copy to sign with: ``current``, after starting the copy if nobody has yet.
     var ready: LibcryptoRSAKey? {
-        let made: LibcryptoRSAKey?? = outcome.state.withLock { state in
-            if case let .made(copy) = state { return .some(copy) }
-            return nil
-        }
         if let made { return made }
         outcome.start()
         return nil
+    }
+
+    /// The outcome once the copy is made (`.some(nil)` when libcrypto could not use the key); `nil` before.
+    private var made: LibcryptoRSAKey?? {
+        outcome.state.withLock { state in
+            if case let .made(copy) = state { return .some(copy) }
+            return nil
+        }
     }
 
     /// Waits until the copy is made or known to be impossible, starting it if nobody has yet.

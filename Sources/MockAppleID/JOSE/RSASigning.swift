@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import SystemLibcrypto
 
@@ -49,6 +50,19 @@ public enum RSASigning {
     public static var library: Library {
         if case let .named(library) = choice { return library }
         return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
+    }
+
+    /// ``library``, known without loading libcrypto on the caller's thread: under the automatic choice,
+    /// libcrypto is looked for on one of Dispatch's threads, so that an event loop never waits for it to load.
+    public static func settledLibrary() async -> Library {
+        if case let .named(library) = choice { return library }
+        await withCheckedContinuation { (loaded: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                _ = Libcrypto.shared
+                loaded.resume()
+            }
+        }
+        return library
     }
 
     /// Makes keys read from now on sign with `library`; keys already read keep theirs.

@@ -74,7 +74,7 @@ public struct SigningKey: Sendable, Codable {
     /// ``settled()`` waits for the copy.
     public var rsaLibrary: RSASigning.Library? {
         switch backing {
-        case let .rsa(_, copy): return copy?.ready == nil ? .swiftCrypto : .libcrypto
+        case let .rsa(_, copy): return copy?.current == nil ? .swiftCrypto : .libcrypto
         case .ec: return nil
         }
     }
@@ -86,8 +86,9 @@ public struct SigningKey: Sendable, Codable {
         if case let .rsa(_, copy?) = backing { await copy.settled() }
     }
 
-    /// Whether libcrypto's copy of this RSA key has been asked for, by a signature or ``settled()``; `nil` for
-    /// a key with no copy to make (ES256, or RS256 from swift-crypto by name).
+    /// Whether libcrypto's copy of this RSA key has been started: by a signature or ``settled()``, or at once
+    /// when libcrypto was chosen so; `nil` for a key with no copy to make (ES256, or RS256 from swift-crypto
+    /// by name).
     var libcryptoCopyWanted: Bool? {
         if case let .rsa(_, copy?) = backing { return copy.wanted }
         return nil
