@@ -303,7 +303,7 @@ def start_up_ms(command: list[str], port: int, path: str) -> tuple[float, float,
         process.wait()
 
 
-def median_start_ups(runs: int, *make_commands) -> list[tuple[float, float]]:
+def median_start_ups(runs: int, *make_commands) -> list[tuple[float, float, float]]:
     """For each command (made from a port), the medians of its start-up and of the CPU it used by its first
     answer and one second later (``start_up_ms``), `runs` of each taken in turn, so that the machine's drift
     during the measurement reaches every command alike."""

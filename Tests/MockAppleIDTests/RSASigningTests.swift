@@ -44,9 +44,9 @@ struct RSASigningTests {
         let keys = try Self.shippedKeys.map { kid in
             try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem"))
         }
-        #expect(keys.map(\.libcryptoCopyWanted) == [false, false, false])
+        #expect(keys.map(\.libcryptoCopyStarted) == [false, false, false])
         #expect(try keys.map { try $0.sign(input) } == expected)
-        #expect(keys.map(\.libcryptoCopyWanted) == [true, true, true])
+        #expect(keys.map(\.libcryptoCopyStarted) == [true, true, true])
         for key in keys { await key.settled() }
         #expect(keys.map(\.rsaLibrary) == Array(repeating: .libcrypto, count: 3))
         #expect(try keys.map { try $0.sign(input) } == expected)
@@ -63,7 +63,7 @@ struct RSASigningTests {
         await keys[1].settled()
         #expect(keys.map(\.rsaLibrary) == [.swiftCrypto, .libcrypto, .swiftCrypto])
         // Asking which library a key signs with starts nothing.
-        #expect(keys.map(\.libcryptoCopyWanted) == [false, true, false])
+        #expect(keys.map(\.libcryptoCopyStarted) == [false, true, false])
     }
 
     @Test("one libcrypto key signs from many threads at once, each signature right")

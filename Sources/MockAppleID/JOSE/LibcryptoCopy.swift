@@ -14,9 +14,9 @@ final class LibcryptoCopy: Sendable {
     /// Where the copy stands, shared with the work that makes it.
     private final class Outcome: Sendable {
         enum State {
-            /// Not asked for yet: made in the background on the first ``LibcryptoCopy/ready`` or
+            /// Not started: made in the background on the first ``LibcryptoCopy/ready`` or
             /// ``LibcryptoCopy/settled()``.
-            case wanted(_RSA.Signing.PrivateKey)
+            case notStarted(_RSA.Signing.PrivateKey)
             /// Being made; these wait for it.
             case making([CheckedContinuation<Void, Never>])
             /// The copy, or `nil` when libcrypto is missing or cannot use the key.
@@ -31,7 +31,7 @@ final class LibcryptoCopy: Sendable {
         /// which a server may have handed to its event loops) if nobody has yet.
         func start() {
             let key: _RSA.Signing.PrivateKey? = state.withLock { state in
-                guard case let .wanted(key) = state else { return nil }
+                guard case let .notStarted(key) = state else { return nil }
                 state = .making([])
                 return key
             }
@@ -54,7 +54,7 @@ final class LibcryptoCopy: Sendable {
     /// A copy made in the background the first time it is wanted: when the key first signs, or
     /// ``settled()`` is awaited.
     init(whenWantedOf key: _RSA.Signing.PrivateKey) {
-        outcome = Outcome(.wanted(key))
+        outcome = Outcome(.notStarted(key))
     }
 
     /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`.
@@ -65,9 +65,9 @@ final class LibcryptoCopy: Sendable {
 
     /// Whether the copy has been started (by a signature or ``settled()``, or made at once); it may still be
     /// being made.
-    var wanted: Bool {
+    var started: Bool {
         outcome.state.withLock { state in
-            if case .wanted = state { return false }
+            if case .notStarted = state { return false }
             return true
         }
     }

@@ -89,8 +89,8 @@ public struct SigningKey: Sendable, Codable {
     /// Whether libcrypto's copy of this RSA key has been started: by a signature or ``settled()``, or at once
     /// when libcrypto was chosen so; `nil` for a key with no copy to make (ES256, or RS256 from swift-crypto
     /// by name).
-    var libcryptoCopyWanted: Bool? {
-        if case let .rsa(_, copy?) = backing { return copy.wanted }
+    var libcryptoCopyStarted: Bool? {
+        if case let .rsa(_, copy?) = backing { return copy.started }
         return nil
     }
 
