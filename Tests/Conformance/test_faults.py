@@ -235,23 +235,24 @@ def test_token_server_error_is_seen_by_authlib(base_url):
     assert verify_with_pyjwt(base_url, session.fetch_token(f"{base_url}/auth/token", code=fresh)["id_token"])
 
 
-def test_token_delay_times_out_a_half_second_client_and_answers_a_patient_one_late(base_url):
-    queue_fault(base_url, "token-delay", seconds=1.5, count=2)
+def test_token_delay_times_out_an_impatient_client_and_answers_a_patient_one_late(base_url):
+    # The delay is long against the clients' timeouts, so that a loaded machine's slowness cannot pass for it.
+    queue_fault(base_url, "token-delay", seconds=4, count=2)
     abandoned = native_sign_in(base_url)["authorizationCode"]
     started = time.monotonic()
     with pytest.raises(requests.Timeout):
-        exchange_native(base_url, abandoned, timeout=0.5)
-    assert time.monotonic() - started < 1.4
+        exchange_native(base_url, abandoned, timeout=2)
+    assert time.monotonic() - started < 3.5
     # The second delayed exchange (a new code) is answered late; by then the abandoned one has been handled too.
     patient = native_sign_in(base_url)
     started = time.monotonic()
-    late = exchange_native(base_url, patient["authorizationCode"], timeout=10)
-    assert time.monotonic() - started >= 1.4
+    late = exchange_native(base_url, patient["authorizationCode"], timeout=30)
+    assert time.monotonic() - started >= 3.5
     assert late.status_code == 200, late.text
     assert verify(base_url, late.json()["id_token"])["sub"] == patient["user"]
     # Both delays are spent: the next new code exchanges promptly.
     credential = native_sign_in(base_url)
-    prompt = exchange_native(base_url, credential["authorizationCode"], timeout=1.0)
+    prompt = exchange_native(base_url, credential["authorizationCode"], timeout=2)
     assert prompt.status_code == 200, prompt.text
     assert queued_faults(base_url) == []
     # The server still handled the exchange the client gave up on: that code is spent.
@@ -307,16 +308,16 @@ def test_keys_unavailable_is_a_bare_5xx(base_url):
 
 def test_keys_delay_times_out_pyjwkclient_then_a_retry_works(base_url):
     token = native_id_token(base_url)
-    queue_fault(base_url, "keys-delay", seconds=1.5, count=2)
-    client = jwks_client(base_url, timeout=0.5)
+    queue_fault(base_url, "keys-delay", seconds=4, count=2)
+    client = jwks_client(base_url, timeout=2)
     started = time.monotonic()
     with pytest.raises(jwt.PyJWKClientConnectionError):
         client.get_signing_key_from_jwt(token)
-    assert time.monotonic() - started < 1.4
+    assert time.monotonic() - started < 3.5
     # A patient fetch gets the keys late (and outlasts the abandoned fetch).
     started = time.monotonic()
-    late = requests.get(f"{base_url}/auth/keys", timeout=10)
-    assert time.monotonic() - started >= 1.4
+    late = requests.get(f"{base_url}/auth/keys", timeout=30)
+    assert time.monotonic() - started >= 3.5
     assert late.status_code == 200 and late.json()["keys"]
-    # The delays are spent: the same client now fetches within its half second and verifies.
+    # The delays are spent: the same client now fetches within its timeout and verifies.
     assert verify(base_url, token, client=client)["nonce"] == NONCE

@@ -141,7 +141,7 @@ def test_a_notification_is_sent_once_and_taken_over_when_its_sender_dies(databas
 
 def test_a_delayed_token_answer_does_not_hold_the_world_for_the_other_replica(database_url):
     with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
-        queue_fault(a, "token-delay", seconds=3)
+        queue_fault(a, "token-delay", seconds=6)
         code = sign_in(a, authorize_url(a), "jane")["code"]
         slow = threading.Thread(target=lambda: answers.append(exchange(a, code)))
         answers = []
@@ -150,9 +150,9 @@ def test_a_delayed_token_answer_does_not_hold_the_world_for_the_other_replica(da
         wait_for(lambda: not requests.get(f"{b}/__admin/faults", timeout=10).json()["faults"], "A to take the fault")
         # B signs in while A's answer is still being delayed.
         assert exchange(b, sign_in(b, authorize_url(b), "john")["code"]).status_code == 200
-        assert time.monotonic() - started < 2.5
+        assert slow.is_alive() and not answers, "B's sign-in waited for A's delayed answer"
         slow.join(timeout=30)
-        assert answers[0].status_code == 200 and time.monotonic() - started >= 3
+        assert answers[0].status_code == 200 and time.monotonic() - started >= 6
 
 
 def test_a_database_that_cannot_be_used_stops_serve_with_one_line_naming_it(database_url, postgres):

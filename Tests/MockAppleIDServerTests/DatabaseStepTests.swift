@@ -58,6 +58,7 @@ struct DatabaseStepTests {
         await #expect(throws: DatabaseStep.TimedOut.self) {
             try await DatabaseStep.run(within: .milliseconds(50), grace: .zero, abandoning: { stuck.abandon() }) { await stuck.operation() }
         }
+        await stuck.poll { stuck.abandoned }  // the caller is resumed before the operation is abandoned
         #expect(stuck.abandoned)
     }
 
@@ -99,6 +100,7 @@ struct DatabaseStepTests {
         await stuck.poll { stuck.waiting }
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
+        await stuck.poll { stuck.abandoned }
         #expect(stuck.abandoned)
     }
 }
