@@ -95,7 +95,7 @@ struct AdminAPITests {
         }
     }
 
-    @Test("personas: list, create, get, patch; errors are 400 or 404")
+    @Test("personas: list, create, get, patch; errors are 400, 404, or 409 for an id taken")
     func personas() async throws {
         try await Harness.withRouter(try Harness.provider()) { client in
             try await client.execute(uri: "/__admin/personas", method: .get) { response in
@@ -108,7 +108,9 @@ struct AdminAPITests {
                 #expect(response.json?["realUserStatus"] == .string("unknown"))
             }
             try await client.execute(uri: "/__admin/personas", method: .post, headers: Self.json, body: ByteBuffer(string: new)) { response in
-                #expect(response.status == .badRequest)
+                #expect(response.status == .conflict)
+                #expect(response.json?["error"] == .string("persona_exists"))
+                #expect(response.json?["message"] == .string(#"persona "kim" already exists"#))
             }
             try await client.execute(uri: "/__admin/personas/kim", method: .patch, headers: Self.json,
                                      body: ByteBuffer(string: #"{"email":null,"emailChoice":"share"}"#)) { response in

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 import SystemLibcrypto
 
@@ -9,14 +10,15 @@ import SystemLibcrypto
 /// wanted, so that reading a key does not wait for libcrypto to load and read it (a few milliseconds for a
 /// process's first), and a key that never signs (one only published) costs libcrypto nothing. Until the copy
 /// is ready, and for good if libcrypto cannot use the key, swift-crypto signs: RSASSA-PKCS1-v1_5 is
-/// deterministic, so the bytes are the same either way.
+/// deterministic, so the bytes are the same either way. A key that a loaded libcrypto refuses in the
+/// background is named in a warning, since no caller is there to be told.
 final class LibcryptoCopy: Sendable {
     /// Where the copy stands, shared with the work that makes it.
     private final class Outcome: Sendable {
         enum State {
             /// Not started: made in the background on the first ``LibcryptoCopy/ready`` or
-            /// ``LibcryptoCopy/settled()``.
-            case notStarted(_RSA.Signing.PrivateKey)
+            /// ``LibcryptoCopy/settled()``; the key's `kid` names it should libcrypto refuse it.
+            case notStarted(_RSA.Signing.PrivateKey, kid: String)
             /// Being made; these wait for it.
             case making([CheckedContinuation<Void, Never>])
             /// The copy, or `nil` when libcrypto is missing or cannot use the key.
@@ -30,13 +32,20 @@ final class LibcryptoCopy: Sendable {
         /// Starts making the copy on one of Dispatch's threads (never on the Swift concurrency executor,
         /// which a server may have handed to its event loops) if nobody has yet.
         func start() {
-            let key: _RSA.Signing.PrivateKey? = state.withLock { state in
-                guard case let .notStarted(key) = state else { return nil }
+            let wanted: (key: _RSA.Signing.PrivateKey, kid: String)? = state.withLock { state in
+                guard case let .notStarted(key, kid) = state else { return nil }
                 state = .making([])
-                return key
+                return (key, kid)
             }
-            guard let key else { return }
-            DispatchQueue.global().async { self.finish(with: LibcryptoCopy.make(of: key)) }
+            guard let wanted else { return }
+            DispatchQueue.global().async {
+                let copy = LibcryptoCopy.make(of: wanted.key)
+                if copy == nil, let library = Libcrypto.shared {
+                    Logger(label: "mock-appleid").warning(
+                        "libcrypto (\(library.version)) could not use RSA key \(wanted.kid): swift-crypto signs with it, the same signatures, slower")
+                }
+                self.finish(with: copy)
+            }
         }
 
         func finish(with copy: LibcryptoRSAKey?) {
@@ -53,8 +62,8 @@ final class LibcryptoCopy: Sendable {
 
     /// A copy made in the background the first time it is wanted: when the key first signs, or
     /// ``settled()`` is awaited.
-    init(whenWantedOf key: _RSA.Signing.PrivateKey) {
-        outcome = Outcome(.notStarted(key))
+    init(whenWantedOf key: _RSA.Signing.PrivateKey, kid: String) {
+        outcome = Outcome(.notStarted(key, kid: kid))
     }
 
     /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`.

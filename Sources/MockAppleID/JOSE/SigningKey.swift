@@ -30,7 +30,7 @@ public struct SigningKey: Sendable, Codable {
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
             guard key.keySizeInBits >= 2048 else { throw KeyError.rsaKeyTooSmall(key.keySizeInBits) }
-            backing = try .rsa(key, Self.libcryptoCopy(of: key))
+            backing = try .rsa(key, Self.libcryptoCopy(of: key, kid: kid))
             let primitives = try key.publicKey.getKeyPrimitives()
             publicJWK = .object([
                 ("kty", .string("RSA")),
@@ -109,10 +109,10 @@ public struct SigningKey: Sendable, Codable {
     /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or in the background once
     /// the key first signs.
     /// A copy libcrypto cannot make leaves the key to swift-crypto, unless libcrypto was asked for by name.
-    private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey) throws -> LibcryptoCopy? {
+    private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey, kid: String) throws -> LibcryptoCopy? {
         switch RSASigning.choice {
         case .named(.swiftCrypto): return nil
-        case .automaticInBackground: return LibcryptoCopy(whenWantedOf: key)
+        case .automaticInBackground: return LibcryptoCopy(whenWantedOf: key, kid: kid)
         case .automatic: return LibcryptoCopy(of: key)
         case .named(.libcrypto):
             guard let copy = LibcryptoCopy(of: key) else { throw KeyError.libcryptoFailed }

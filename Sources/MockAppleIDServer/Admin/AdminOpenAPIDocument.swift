@@ -640,6 +640,16 @@ paths:
         "400": {$ref: "#/components/responses/BadRequestOrInvalidPersona"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
+        "409":
+          description: A persona with that id exists (`persona_exists`).
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: "#/components/schemas/Error"
+                  - properties:
+                      error:
+                        const: persona_exists
         "413": {$ref: "#/components/responses/ContentTooLarge"}
         "415": {$ref: "#/components/responses/UnsupportedMediaType"}
         "500": {$ref: "#/components/responses/EncodingFailed"}
@@ -1168,7 +1178,7 @@ components:
     BadRequestOrInvalidPersona:
       description: |
         The body is malformed (`bad_request`), or the persona change is refused (`invalid_persona`:
-        the id exists already, a field is too long, the email has no `@`, a persona that cannot hide
+        a field is too long, the email has no `@`, a persona that cannot hide
         its email chooses `hide`, the limit of 10000 personas is reached, the account is deleted, the
         app group is unknown, or the persona has not signed in to it).
       content:

@@ -37,11 +37,15 @@ extension AdminRoutes {
         }
     }
 
-    /// Runs a persona operation, mapping its failure to the admin error shape.
+    /// Runs a persona operation, mapping its failure to the admin error shape: 404 for a persona that does not
+    /// exist, 409 `persona_exists` for an id taken, 400 `invalid_persona` for the rest.
     private func persona(_ body: () throws(PersonaError) -> Void) throws(AdminError) {
         do { try body() } catch {
-            if case .notFound = error { throw AdminError.notFound(error.description) }
-            throw AdminError(status: .badRequest, code: "invalid_persona", message: error.description)
+            switch error {
+            case .notFound: throw AdminError.notFound(error.description)
+            case .alreadyExists: throw AdminError(status: .conflict, code: "persona_exists", message: error.description)
+            case .invalid: throw AdminError(status: .badRequest, code: "invalid_persona", message: error.description)
+            }
         }
     }
 
