@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAppleIDTests",
-            dependencies: ["MockAppleID"]
+            dependencies: ["MockAppleID", "SystemLibcrypto"]
         ),
         .testTarget(
             name: "MockAppleIDServerTests",

@@ -16,7 +16,7 @@ public final class LibcryptoRSAKey: Sendable {
     public let signatureSize: Int
 
     /// An `EVP_PKEY_CTX` moved between threads, never used on two at once.
-    private struct ContextPointer: @unchecked Sendable { let pointer: OpaquePointer }
+    struct ContextPointer: @unchecked Sendable { let pointer: OpaquePointer }
 
     /// Reads a DER private key (PKCS#1 or PKCS#8); `nil` when libcrypto cannot read it as a key.
     public init?(der: [UInt8], library: Libcrypto) {
@@ -66,7 +66,7 @@ public final class LibcryptoRSAKey: Sendable {
     }
 
     /// A kept context, or a new one made ready to sign.
-    private func takeContext() -> ContextPointer? {
+    func takeContext() -> ContextPointer? {
         if let kept = idle.withLock({ $0.popLast() }) { return kept }
         guard let context = library.newKeyContext(key, nil) else {
             library.clearErrors()
@@ -82,7 +82,8 @@ public final class LibcryptoRSAKey: Sendable {
         return ContextPointer(pointer: context)
     }
 
-    private func giveBack(_ context: ContextPointer) {
+    /// Keeps `context` for the next signature, or frees it when ``keptContexts`` are kept already.
+    func giveBack(_ context: ContextPointer) {
         let kept = idle.withLock { contexts in
             guard contexts.count < Self.keptContexts else { return false }
             contexts.append(context)
@@ -90,6 +91,9 @@ public final class LibcryptoRSAKey: Sendable {
         }
         if !kept { library.freeKeyContext(context.pointer) }
     }
+
+    /// How many ready contexts are kept now.
+    var keptContextCount: Int { idle.withLock { $0.count } }
 
     /// `RSA_PKCS1_PADDING`.
     private static let pkcs1Padding: Int32 = 1

@@ -1,5 +1,8 @@
+import Crypto
+import CryptoExtras
 import Foundation
 @testable import MockAppleID
+@testable import SystemLibcrypto
 import Testing
 
 // Serialized: its tests choose the process's RS256 library (no other suite does).
@@ -64,6 +67,22 @@ struct RSASigningTests {
         #expect(keys.map(\.rsaLibrary) == [.swiftCrypto, .libcrypto, .swiftCrypto])
         // Asking which library a key signs with starts nothing.
         #expect(keys.map(\.libcryptoCopyStarted) == [false, true, false])
+    }
+
+    @Test("a burst holding more signing contexts than are kept: the extra ones are freed when given back, and the key still signs right")
+    func contextsBeyondTheKeptOnes() throws {
+        let library = try #require(Libcrypto.shared)
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: Fixtures.file("Keys/signing-\(Self.shippedKeys[0]).pem"))
+        let copy = try #require(LibcryptoRSAKey(der: Array(key.derRepresentation), library: library))
+        let held = (0..<LibcryptoRSAKey.keptContexts + 4).compactMap { _ in copy.takeContext() }
+        #expect(held.count == LibcryptoRSAKey.keptContexts + 4)
+        #expect(Set(held.map { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0.pointer))) }).count == held.count)
+        for context in held { copy.giveBack(context) }
+        #expect(copy.keptContextCount == LibcryptoRSAKey.keptContexts)
+        let input = Data("signed after the burst".utf8)
+        let signature = try #require(copy.sign(sha256: Array(SHA256.hash(data: input))))
+        #expect(key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5))
+        #expect(copy.keptContextCount == LibcryptoRSAKey.keptContexts)
     }
 
     @Test("one libcrypto key signs from many threads at once, each signature right")
