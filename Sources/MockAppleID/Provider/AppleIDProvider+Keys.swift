@@ -52,12 +52,20 @@ extension AppleIDProvider {
     /// What the journal says of a request that was served the keys.
     public static let keysServedReason = "served the published keys"
 
-    /// The `/auth/keys` body for a `GET` that needs nothing else, journaled as the HTTP router
-    /// journals it; nil when the router must answer: a fault is queued, or the world is kept in a store.
+    /// The journal's record of a request, made with `origin`, that was served the keys.
+    private static func keysServed(origin: RequestOrigin) -> DomainEvent {
+        .request(RequestRecord(endpoint: .keys, origin: origin, clientID: nil, status: 200, error: nil, reason: keysServedReason))
+    }
+
+    /// Journals a request, made with `origin`, that the HTTP router served the keys.
+    public func recordKeysServed(origin: RequestOrigin) {
+        world.record(Self.keysServed(origin: origin), at: clock.now)
+    }
+
+    /// The `/auth/keys` body for a `GET` that needs nothing else, journaled as ``recordKeysServed(origin:)``
+    /// journals the router's; nil when the router must answer: a fault is queued, or the world is kept in a store.
     public func plainKeySetBody() -> String? {
-        let record = RequestRecord(endpoint: .keys, origin: .http("GET"), clientID: nil, status: 200, error: nil,
-                                   reason: Self.keysServedReason)
-        return world.keySetBody(recording: .request(record), at: clock.now)
+        world.keySetBody(recording: Self.keysServed(origin: .http("GET")), at: clock.now)
     }
 
     /// Shuffles (or stops shuffling) the order of `/auth/keys` between fetches.

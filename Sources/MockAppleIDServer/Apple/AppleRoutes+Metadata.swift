@@ -7,7 +7,7 @@ extension AppleRoutes {
     func registerMetadata(on router: RecordingRouter) {
         router.get("/auth/keys") { request, _ in
             try await applyTransportFault(.keys, endpoint: .keys, request, clientID: nil)
-            provider.recordRequest(.keys, origin: request.origin, clientID: nil, status: 200, reason: AppleIDProvider.keysServedReason)
+            provider.recordKeysServed(origin: request.origin)
             return Self.metadataResponse(ByteBuffer(string: provider.keySetJSON))
         }
         router.get("/.well-known/openid-configuration") { request, _ in
