@@ -640,16 +640,7 @@ paths:
         "400": {$ref: "#/components/responses/BadRequestOrInvalidPersona"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
-        "409":
-          description: A persona with that id exists (`persona_exists`).
-          content:
-            application/json:
-              schema:
-                allOf:
-                  - $ref: "#/components/schemas/Error"
-                  - properties:
-                      error:
-                        const: persona_exists
+        "409": {$ref: "#/components/responses/PersonaExists"}
         "413": {$ref: "#/components/responses/ContentTooLarge"}
         "415": {$ref: "#/components/responses/UnsupportedMediaType"}
         "500": {$ref: "#/components/responses/EncodingFailed"}
@@ -1189,6 +1180,16 @@ components:
               - properties:
                   error:
                     enum: [bad_request, invalid_persona]
+    PersonaExists:
+      description: A persona with that id exists (`persona_exists`).
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/Error"
+              - properties:
+                  error:
+                    const: persona_exists
     NotFound:
       description: What the path or body names does not exist (`not_found`).
       content:
