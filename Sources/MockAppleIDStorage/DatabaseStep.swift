@@ -30,8 +30,9 @@ enum DatabaseStep {
     }
 
     /// Runs `operation` within `deadline`; when the deadline passes, or `grace` after the caller's task
-    /// is cancelled, first, cancels the operation's task, calls `abandon` (which must make the operation's
-    /// work void) and throws ``TimedOut`` or `CancellationError` without waiting for the operation to end.
+    /// is cancelled, throws ``TimedOut`` or `CancellationError` without waiting for the operation to end,
+    /// cancels the operation's task and then calls `abandon` (which must make the operation's work void):
+    /// the caller may resume before `abandon` has run.
     static func run<T: Sendable>(within deadline: Duration, grace: Duration,
                                  abandoning abandon: @escaping @Sendable () async -> Void,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {

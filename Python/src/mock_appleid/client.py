@@ -86,7 +86,8 @@ class MockAppleIDClient:
         return self._admin("GET", f"personas/{urllib.parse.quote(persona_id, safe='')}")
 
     def create_persona(self, persona_id: str, **fields: Any) -> Dict[str, Any]:
-        """Creates a persona; unnamed fields take the server's defaults."""
+        """Creates a persona; unnamed fields take the server's defaults. MockAppleIDError (409) if the id is
+        taken by a persona whose account is not deleted."""
         return self._admin("POST", "personas", {"id": persona_id, **self._fields(fields)})
 
     def change_persona(self, persona_id: str, **fields: Any) -> Dict[str, Any]:

@@ -84,7 +84,7 @@ public final class AppleIDProvider: Sendable {
                                             error: failure?.code.rawValue, reason: reason)), at: now)
     }
 
-    /// Logs a request the HTTP layer answered itself (a body it could not read, a key-set fetch, a fault).
+    /// Logs a request the HTTP layer answered itself (a body it could not read, a fault, a discovery fetch).
     public func recordRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, status: Int,
                               error: AppleError? = nil, reason: String) {
         world.record(.request(RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: status,

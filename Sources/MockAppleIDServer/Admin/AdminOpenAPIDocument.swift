@@ -1181,7 +1181,7 @@ components:
                   error:
                     enum: [bad_request, invalid_persona]
     PersonaExists:
-      description: A persona with that id exists (`persona_exists`).
+      description: A persona with that id exists, its account not deleted (`persona_exists`).
       content:
         application/json:
           schema:
