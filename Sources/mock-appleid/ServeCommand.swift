@@ -106,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
             Task {
                 await active.settled()
                 _ = await RSASigning.settledLibrary()
-                let banner = StartupBanner(provider: provider, running: running, signingKeys: [active], scenarioSource: source,
+                let banner = StartupBanner(provider: provider, running: running, signingKey: active, scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },
                                            sharedStore: database.map { ($0.store.name, $0.restored) }).text

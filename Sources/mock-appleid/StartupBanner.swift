@@ -7,8 +7,8 @@ import MockAppleIDServer
 struct StartupBanner {
     let provider: AppleIDProvider
     let running: RunningServer
-    /// The keys that sign, their RS256 library settled (``SigningKey/settled()``).
-    let signingKeys: [SigningKey]
+    /// The key that signs, its RS256 library settled (``SigningKey/settled()``).
+    let signingKey: SigningKey
     let scenarioSource: String
     let relayForward: String?
     /// Whether the admin API requires a Bearer token (`--admin-token`).
@@ -17,12 +17,11 @@ struct StartupBanner {
     var stateFile: (path: String, restored: Bool)?
     var sharedStore: (name: String, restored: Bool)?
 
-    /// The library RS256 keys sign with, naming any of ``signingKeys`` that signs with another (one libcrypto
-    /// could not use). A key only published is given to libcrypto when it first signs, so it is not named.
+    /// The library RS256 keys sign with, naming ``signingKey`` if it signs with another (one libcrypto could
+    /// not use). A key only published is given to libcrypto when it first signs, so it is not named.
     var rsaSigners: String {
-        let others = signingKeys.filter { $0.rsaLibrary.map { $0 != RSASigning.library } ?? false }
-        guard !others.isEmpty else { return RSASigning.library.description }
-        return "\(RSASigning.library), but swift-crypto for \(others.map(\.kid).joined(separator: ", ")) (libcrypto could not use it)"
+        guard let used = signingKey.rsaLibrary, used != RSASigning.library else { return RSASigning.library.description }
+        return "\(RSASigning.library), but swift-crypto for \(signingKey.kid) (libcrypto could not use it)"
     }
 
     var text: String {
