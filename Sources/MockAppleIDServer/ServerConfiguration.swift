@@ -25,7 +25,7 @@ public struct ServerConfiguration: Sendable {
     /// public base URL's, and Apple's when HTTPS is on (the machine maps them to itself then).
     var adminHostNames: Set<String> {
         var names: Set<String> = [host.lowercased(), host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()]
-        if let publicBaseURL, let publicHost = URLComponents(string: publicBaseURL)?.host?.lowercased() { names.insert(publicHost) }
+        if let publicBaseURL, let publicHost = URLComponents(string: publicBaseURL)?.wireHost?.lowercased() { names.insert(publicHost) }
         if https != nil { names.formUnion([AppleHostNames.identity, AppleHostNames.cdn]) }
         return names
     }

@@ -21,7 +21,7 @@ struct PostgresAddress: Sendable {
     /// server's certificate, as libpq's `require`) or `verify-full`.
     init(_ text: String) throws(StateStoreError) {
         guard text.utf8.count <= 2_048, let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""),
-              let host = url.host, !host.isEmpty else {
+              let host = url.wireHost, !host.isEmpty else {
             throw StateStoreError("the database URL must look like postgres://user:password@host:port/database")
         }
         let port = url.port ?? 5432

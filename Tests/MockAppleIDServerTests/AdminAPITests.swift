@@ -229,4 +229,11 @@ struct RoutingTests {
             #expect(try SocketAddress(ipAddress: address, port: 1).isLoopback == expected, "\(address)")
         }
     }
+
+    @Test("a public base URL's host is admitted as requests name it: an international name in its xn-- form")
+    func publicHostName() {
+        let configuration = ServerConfiguration(publicBaseURL: "https://Bücher.example:8443")
+        #expect(configuration.adminHostNames.contains("xn--bcher-kva.example"))
+        #expect(!configuration.adminHostNames.contains("bücher.example"))
+    }
 }

@@ -62,6 +62,8 @@ struct SignInJSTests {
         #expect(WebMessagePage.origin(of: "https://app.example.com/auth/apple/callback?x=1") == "https://app.example.com")
         #expect(WebMessagePage.origin(of: "http://127.0.0.1:3000/cb") == "http://127.0.0.1:3000")
         #expect(WebMessagePage.origin(of: "not a url") == "null")
+        // Origins name hosts in ASCII, as browsers serialize them.
+        #expect(WebMessagePage.origin(of: "https://bücher.example:8443/cb") == "https://xn--bcher-kva.example:8443")
     }
 }
 

@@ -11,7 +11,7 @@ public struct ReturnURLPolicy: Sendable {
     /// Why `url` cannot be registered as one of `kind`, or nil if it can.
     public func problem(with url: String, kind: String = "return URLs") -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host?.lowercased(), !host.isEmpty
+              let host = components.wireHost?.lowercased(), !host.isEmpty
         else { return "\"\(url)\" is not an absolute URL with a scheme and host" }
         guard components.fragment == nil else { return "\"\(url)\" has a fragment (#); \(kind) may not" }
         let loopback = Self.isLoopback(host)

@@ -35,7 +35,7 @@ enum WebMessagePage {
 
     /// `scheme://host[:port]` of a URL: the only origin the message is handed to.
     static func origin(of url: String) -> String {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.wireHost else {
             return "null"
         }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

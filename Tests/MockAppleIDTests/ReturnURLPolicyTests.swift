@@ -1,0 +1,32 @@
+import Foundation
+import MockAppleID
+import Testing
+
+/// Apple's rule for return URLs, read from hosts as requests name them (ASCII, percent-decoded).
+@Suite("return URL policy")
+struct ReturnURLPolicyTests {
+    let apple = ReturnURLPolicy(allowLoopback: false)
+
+    @Test("a host is read as requests name it: percent-decoded, an international name in its xn-- form")
+    func wireHost() {
+        #expect(URLComponents(string: "https://bücher.example/cb")?.wireHost == "xn--bcher-kva.example")
+        #expect(URLComponents(string: "https://xn--bcher-kva.example/cb")?.wireHost == "xn--bcher-kva.example")
+        #expect(URLComponents(string: "https://local%68ost/cb")?.wireHost == "localhost")
+        #expect(URLComponents(string: "https://[::1]:8443/cb")?.wireHost == "[::1]")
+        #expect(URLComponents(string: "https:///cb")?.wireHost == "")
+    }
+
+    @Test("an international domain name is accepted in either spelling")
+    func internationalNames() {
+        #expect(apple.problem(with: "https://bücher.example/cb") == nil)
+        #expect(apple.problem(with: "https://xn--bcher-kva.example/cb") == nil)
+    }
+
+    @Test("percent-encoding does not hide loopback, an IP address or a bare name")
+    func percentEncodedHosts() {
+        #expect(apple.problem(with: "https://local%68ost/cb")?.contains("localhost/loopback") == true)
+        #expect(apple.problem(with: "https://10.0.0.%31/cb")?.contains("IP address") == true)
+        #expect(apple.problem(with: "https://intranet%2D1/cb")?.contains("fully qualified") == true)
+        #expect(ReturnURLPolicy(allowLoopback: true).problem(with: "http://127.0.0.%31:3000/cb") == nil)
+    }
+}
