@@ -99,14 +99,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
-            // The banner names the library the signing key signs with, known once libcrypto's copy of it has
-            // settled: it waits for that in a task of its own, so that the listeners serve meanwhile. Keys only
-            // published get their copies when they first sign.
-            let active = provider.keyRing().active
+            // The banner names the library RS256 keys sign with, known once libcrypto has been looked for: it
+            // waits for that in a task of its own, so that the listeners serve meanwhile. Keys are given to
+            // libcrypto when they first sign.
             Task {
-                await active.settled()
                 _ = await RSASigning.settledLibrary()
-                let banner = StartupBanner(provider: provider, running: running, signingKey: active, scenarioSource: source,
+                let banner = StartupBanner(provider: provider, running: running, scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },
                                            sharedStore: database.map { ($0.store.name, $0.restored) }).text
@@ -157,9 +155,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Settles the RS256 library before the scenario's keys are read. Named, each key keeps the one it was
-    /// read with; automatically, libcrypto is loaded and given a key in the background when the key first
-    /// signs (the signing key once the server listens), so that start-up does not wait for it, and each key
-    /// signs with swift-crypto until its copy is ready.
+    /// read with; automatically, libcrypto is loaded in the background once the server listens, and given a
+    /// key in the background when the key first signs, so that start-up does not wait for it and a key that
+    /// never signs costs it nothing; each key signs with swift-crypto until its copy is ready.
     private func chooseRSASigner() throws {
         guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {

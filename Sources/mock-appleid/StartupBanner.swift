@@ -7,8 +7,6 @@ import MockAppleIDServer
 struct StartupBanner {
     let provider: AppleIDProvider
     let running: RunningServer
-    /// The key that signs, its RS256 library settled (``SigningKey/settled()``).
-    let signingKey: SigningKey
     let scenarioSource: String
     let relayForward: String?
     /// Whether the admin API requires a Bearer token (`--admin-token`).
@@ -16,13 +14,6 @@ struct StartupBanner {
     /// The state file (`--state`), and whether the world was restored from it.
     var stateFile: (path: String, restored: Bool)?
     var sharedStore: (name: String, restored: Bool)?
-
-    /// The library RS256 keys sign with, naming ``signingKey`` if it signs with another (one libcrypto could
-    /// not use). A key only published is given to libcrypto when it first signs, so it is not named.
-    var rsaSigners: String {
-        guard let used = signingKey.rsaLibrary, used != RSASigning.library else { return RSASigning.library.description }
-        return "\(RSASigning.library), but swift-crypto for \(signingKey.kid) (libcrypto could not use it)"
-    }
 
     var text: String {
         do {
@@ -32,7 +23,8 @@ struct StartupBanner {
                 "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
-                "  RS256 by:    \(rsaSigners)",
+                // A key is given to libcrypto when it first signs; one it cannot use is named in a warning then.
+                "  RS256 by:    \(RSASigning.library)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
             if let stateFile {
