@@ -40,8 +40,10 @@ struct PostgresAddress: Sendable {
             }
         }
         let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+        // An IPv6 address is bracketed in the URL, bare to connect to.
+        let address = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var configuration = PostgresConnection.Configuration(
-            host: host, port: port, username: url.user ?? "postgres", password: url.password,
+            host: address, port: port, username: url.user ?? "postgres", password: url.password,
             database: database.isEmpty ? nil : database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = Self.serverTimeouts

@@ -14,12 +14,17 @@ struct ReturnURLPolicyTests {
         #expect(URLComponents(string: "https://local%68ost/cb")?.wireHost == "localhost")
         #expect(URLComponents(string: "https://[::1]:8443/cb")?.wireHost == "[::1]")
         #expect(URLComponents(string: "https:///cb")?.wireHost == "")
+        // Escapes that leave a NUL, a space or a non-ASCII name are no host a request can name.
+        for url in ["https://db%00.example/cb", "https://a%20b.example/cb", "https://b%C3%BCcher.example/cb"] {
+            #expect(URLComponents(string: url) != nil && URLComponents(string: url)?.wireHost == nil, "\(url)")
+        }
     }
 
     @Test("an international domain name is accepted in either spelling")
     func internationalNames() {
         #expect(apple.problem(with: "https://bücher.example/cb") == nil)
         #expect(apple.problem(with: "https://xn--bcher-kva.example/cb") == nil)
+        #expect(apple.problem(with: "https://db%00.example/cb")?.contains("not an absolute URL") == true)
     }
 
     @Test("percent-encoding does not hide loopback, an IP address or a bare name")
