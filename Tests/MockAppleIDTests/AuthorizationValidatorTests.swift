@@ -28,6 +28,22 @@ struct AuthorizationValidatorTests {
         #expect(error(["client_id": "COM.EXAMPLE.WEB"])?.code == .invalidClient)
     }
 
+    @Test("client_id and redirect_uri are matched byte for byte: U+212A KELVIN SIGN, which Swift's String equality takes for K, is refused")
+    func byteExact() {
+        let kelvin = "\u{212A}"
+        #expect(kelvin == "K")
+        let validator = AuthorizationValidator(directory: Directory(
+            teams: [Team(id: "TEAM000001", developerKeys: [])],
+            groups: [AppGroup(primaryAppID: "com.example.Kiosk", teamID: "TEAM000001", bundleIDs: [],
+                              servicesIDs: [ServicesID(id: "com.example.Kiosk.web", returnURLs: ["https://app.example.com/Kallback"])])]))
+        func failure(_ clientID: String, _ redirectURI: String) -> AppleError? {
+            validator.result(Fixtures.authorizeParameters(["client_id": clientID, "redirect_uri": redirectURI])).failure
+        }
+        #expect(failure("com.example.Kiosk.web", "https://app.example.com/Kallback") == nil)
+        #expect(failure("com.example.\(kelvin)iosk.web", "https://app.example.com/Kallback")?.code == .invalidClient)
+        #expect(failure("com.example.Kiosk.web", "https://app.example.com/\(kelvin)allback")?.code == .invalidRequest)
+    }
+
     @Test("redirect_uri must be registered exactly", arguments: [
         nil, "http://localhost:3000/auth/apple/callback/", "http://localhost:3000/auth/apple/callback?x=1",
         "HTTP://localhost:3000/auth/apple/callback", "https://evil.example.com/auth/apple/callback",

@@ -86,6 +86,15 @@ struct ClientSecretTests {
         #expect(verify(secret(claims: claims(["iss": nil]))) == .wrongIssuer(nil, expected: "MOCKTEAM01"))
     }
 
+    @Test("iss and kid are matched byte for byte: U+212A KELVIN SIGN, which Swift's String equality takes for K, is refused")
+    func byteExactIdentifiers() {
+        let kelvin = "\u{212A}"
+        #expect(kelvin == "K")
+        #expect(verify(secret(claims: claims(["iss": .string("MOC\(kelvin)TEAM01")]))) != nil)
+        #expect(verify(secret(header: .object([("alg", .string("ES256")), ("kid", .string("MOC\(kelvin)KEY001"))]))) != nil)
+        #expect(verify(secret()) == nil)
+    }
+
     @Test("sub must equal client_id, case-sensitively")
     func subject() {
         #expect(verify(secret(claims: claims(["sub": .string("com.example.app")]))) == .wrongSubject("com.example.app", expected: Fixtures.webClient))

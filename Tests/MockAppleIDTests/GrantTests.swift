@@ -72,6 +72,39 @@ struct GrantTests {
         #expect(await provider.exchange("c0.0.abcd.x").failure?.description == "The code has expired or has been revoked.")
     }
 
+    @Test("codes and refresh tokens are matched byte for byte: U+212A KELVIN SIGN in place of K matches nothing")
+    func byteExactMatching() async throws {
+        let provider = try Fixtures.provider()
+        let kelvin = "\u{212A}"
+        #expect(kelvin == "K")  // Swift's String equality; Apple compares bytes
+        // A quarter to a third of tokens hold a K in their base64url tail: draw until one does.
+        var refreshToken: String?
+        for _ in 0..<200 where refreshToken == nil {
+            let token = try #require(try provider.exchange(provider.signIn("jane")["code"]!).get()["refresh_token"]?.stringValue)
+            if token.contains("K" as Character) { refreshToken = token }
+        }
+        let refresh = try #require(refreshToken)
+        var unredeemed: String?
+        for _ in 0..<200 where unredeemed == nil {
+            let code = try provider.signIn("jane")["code"]!
+            if code.contains("K" as Character) { unredeemed = code }
+        }
+        let code = try #require(unredeemed)
+
+        #expect(await provider.exchange(code.replacingOccurrences(of: "K", with: kelvin)).failure?.code == .invalidGrant)
+        func refreshed(_ token: String) -> AppleError? {
+            provider.tokenResult(Fixtures.form([
+                "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "grant_type": "refresh_token", "refresh_token": token,
+            ])).failure
+        }
+        #expect(refreshed(refresh.replacingOccurrences(of: "K", with: kelvin))?.code == .invalidGrant)
+        _ = provider.revokeResult(Fixtures.form([
+            "client_id": Fixtures.webClient, "client_secret": Fixtures.secret(), "token": refresh.replacingOccurrences(of: "K", with: kelvin),
+        ]))
+        #expect(refreshed(refresh) == nil)
+        #expect(await provider.exchange(code).failure == nil)
+    }
+
     @Test("the code is bound to its client")
     func otherClient() async throws {
         let provider = try Fixtures.provider()

@@ -14,8 +14,8 @@ public struct Directory: Sendable {
         clientsByID = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The client registered under `id` (case-sensitive, as Apple's).
-    public func client(_ id: String) -> Client? { clientsByID[id] }
+    /// The client registered under `id`, matched byte for byte as Apple matches it.
+    public func client(_ id: String) -> Client? { clientsByID[exactly: id] }
 
     /// Registers (or with nil removes) the notification URL of the app group `groupID`.
     mutating func setNotificationURL(_ url: String?, group groupID: String) {

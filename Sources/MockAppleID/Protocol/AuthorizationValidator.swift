@@ -26,7 +26,7 @@ public struct AuthorizationValidator: Sendable {
                                  reason: "client_id \"\(clientID)\" is not a registered Services ID or bundle id (ids are case-sensitive)")
         }
         let redirectURI = value("redirect_uri") ?? ""
-        guard client.returnURLs.contains(redirectURI) else {
+        guard client.returnURLs.contains(where: { $0.sameBytes(as: redirectURI) }) else {
             let registered = client.returnURLs.isEmpty ? "none (a bundle id has no return URLs; use a Services ID)"
                 : client.returnURLs.joined(separator: ", ")
             throw AppleError(.invalidRequest, description: "Invalid web redirect url.",

@@ -17,10 +17,10 @@ public struct ClientSecretVerifier: Sendable {
         case let .failure(failure): return .failure(failure)
         }
         let iss = claims["iss"]?.stringValue
-        guard iss == team.id else { return .failure(.wrongIssuer(iss, expected: team.id)) }
+        guard iss.sameBytes(as: team.id) else { return .failure(.wrongIssuer(iss, expected: team.id)) }
         let sub = claims["sub"]?.stringValue
-        guard sub == client.id else { return .failure(.wrongSubject(sub, expected: client.id)) }
-        guard audience(claims["aud"]) == settings.clientSecretAudience else {
+        guard sub.sameBytes(as: client.id) else { return .failure(.wrongSubject(sub, expected: client.id)) }
+        guard audience(claims["aud"]).sameBytes(as: settings.clientSecretAudience) else {
             return .failure(.wrongAudience(claims["aud"]?.serialized, expected: settings.clientSecretAudience))
         }
         let nowSeconds = now.timeIntervalSince1970
@@ -43,7 +43,7 @@ public struct ClientSecretVerifier: Sendable {
     /// checked before against the same key skips parsing and the P-256 verification (relying parties
     /// send one secret for months); the key's presence and revocation are looked up every time.
     private func signedClaims(_ secret: String, team: Team) -> Result<JSONValue, ClientSecretFailure> {
-        if let known = signedSecrets.entry(for: secret), let key = team.developerKeys[known.kid],
+        if let known = signedSecrets.entry(for: secret), let key = team.developerKeys[exactly: known.kid],
            key.rawPublicKey == known.publicKey {
             return key.revoked ? .failure(.revokedKey(known.kid)) : .success(known.claims)
         }
@@ -52,7 +52,7 @@ public struct ClientSecretVerifier: Sendable {
         let alg = jws.header["alg"]?.stringValue
         guard alg == JWSAlgorithm.es256.rawValue else { return .failure(.algorithmNotES256(alg)) }
         guard let kid = jws.header["kid"]?.stringValue else { return .failure(.missingKeyID) }
-        guard let key = team.developerKeys[kid] else { return .failure(.unknownKeyID(kid, team: team.id)) }
+        guard let key = team.developerKeys[exactly: kid] else { return .failure(.unknownKeyID(kid, team: team.id)) }
         guard !key.revoked else { return .failure(.revokedKey(kid)) }
         guard jws.signature.count == 64 else {
             if (try? P256.Signing.ECDSASignature(derRepresentation: jws.signature)) != nil {

@@ -26,6 +26,9 @@ struct TrackedMap<Key: Hashable & Sendable & Codable, Value: Sendable & Codable>
         }
     }
 
+    /// The value held under a key with exactly `key`'s bytes (see ``Swift/Dictionary/subscript(exactly:)``).
+    subscript(exactly key: String) -> Value? where Key == String { storage[exactly: key] }
+
     var count: Int { storage.count }
     var keys: Dictionary<Key, Value>.Keys { storage.keys }
     var values: Dictionary<Key, Value>.Values { storage.values }

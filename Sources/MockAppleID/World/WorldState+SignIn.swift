@@ -115,7 +115,7 @@ extension WorldState {
     /// Redeems a code, checking in turn: known, unexpired, unused, same client, redirect URI, PKCE.
     mutating func redeem(_ request: CodeExchange, now: Date, limits: GrantLimits, tokens: IssuedTokens,
                          events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
-        guard var issued = codes[request.code] else {
+        guard var issued = codes[exactly: request.code] else {
             throw AppleError(.invalidGrant, description: "The code has expired or has been revoked.",
                              reason: "code is not held: never issued, its grant was revoked, or it expired and was forgotten")
         }
@@ -154,7 +154,7 @@ extension WorldState {
         switch (issued, given) {
         case let (expected?, nil):
             throw AppleError(.invalidRequest, reason: "redirect_uri is missing; the code was issued for \(expected)")
-        case let (expected, given?) where expected != given:
+        case let (expected, given?) where !expected.sameBytes(as: given):
             throw AppleError(.invalidGrant, description: "redirect_uri mismatch. The code was not issued to \(given).",
                              reason: "code was issued for \(expected ?? "no redirect_uri (native)"), exchanged with \(given)")
         default:
@@ -181,7 +181,7 @@ extension WorldState {
     mutating func refresh(_ token: String, clientID: String, accessToken: String, now: Date, limits: GrantLimits,
                           events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
         purgeExpiredIfDue(now: now, limits: limits)
-        guard let grant = refreshGrants[token] else {
+        guard let grant = refreshGrants[exactly: token] else {
             throw AppleError(.invalidGrant, description: "The token has expired or has been revoked.",
                              reason: "refresh_token is unknown or was revoked")
         }
@@ -213,9 +213,9 @@ extension WorldState {
         let grant: (clientID: String, consent: ConsentKey)?
         switch hint {
         case .accessToken:
-            grant = accessGrant(token, now: now) ?? refreshGrants[token].map { ($0.clientID, $0.consent) }
+            grant = accessGrant(token, now: now) ?? refreshGrants[exactly: token].map { ($0.clientID, $0.consent) }
         case .refreshToken, nil:
-            grant = refreshGrants[token].map { ($0.clientID, $0.consent) } ?? accessGrant(token, now: now)
+            grant = refreshGrants[exactly: token].map { ($0.clientID, $0.consent) } ?? accessGrant(token, now: now)
         }
         guard let grant, grant.clientID == clientID else {
             events.append(.revocationIgnored(clientID: clientID, tokenOwner: grant?.clientID))
@@ -225,7 +225,7 @@ extension WorldState {
     }
 
     private func accessGrant(_ token: String, now: Date) -> (clientID: String, consent: ConsentKey)? {
-        guard let grant = accessGrants[token], grant.expiresAt > now else { return nil }
+        guard let grant = accessGrants[exactly: token], grant.expiresAt > now else { return nil }
         return (grant.clientID, grant.consent)
     }
 
