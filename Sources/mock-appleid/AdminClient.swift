@@ -82,10 +82,21 @@ struct AdminClient {
         }
     }
 
+    /// `POST /__admin/<path>` with a JSON body, and whether the server took it for later (202: scheduled on
+    /// its mock clock); a status other than 2xx is thrown as the server's error.
+    func postScheduling(_ path: String, _ body: JSONValue) async throws -> (body: Data, scheduled: Bool) {
+        let answer = try await checkedCall(.POST, path, body: body)
+        return (answer.body, answer.status == 202)
+    }
+
     private func call(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> Data {
+        try await checkedCall(method, path, body: body).body
+    }
+
+    private func checkedCall(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
         let (status, data) = try await send(method, path, body: body)
         guard (200..<300).contains(status) else { throw Self.failure(method, path, status: status, data) }
-        return data
+        return (status, data)
     }
 
     /// The admin API's `{"error", "message"}` as a command error.

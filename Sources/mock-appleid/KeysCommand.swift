@@ -61,19 +61,21 @@ struct KeyChangeTime: ParsableArguments {
         return .object([("at", Double(at).map(JSONValue.double) ?? .string(at))])
     }
 
-    /// What the command says after the server accepted the change.
-    func report(_ ring: KeyRingView) -> String {
-        at.map { "scheduled on the mock clock at \($0); now \(ring)" } ?? ring.description
+    /// What the command says after the server made the change (`scheduled` false) or scheduled it.
+    func report(_ ring: KeyRingView, scheduled: Bool) -> String {
+        guard scheduled, let at else { return ring.description }
+        return "scheduled on the mock clock at \(at); now \(ring)"
     }
 }
 
 extension KeysCommand {
     /// Sends one key-ring call and prints the ring the server answers with.
     fileprivate static func change(_ server: ServerURLOption, _ path: String, _ body: JSONValue, at time: KeyChangeTime) async throws {
-        let ring = try await server.withClient { client in
-            try client.decode(KeyRingView.self, try await client.post(path, body), from: path)
+        let (ring, scheduled) = try await server.withClient { client in
+            let answer = try await client.postScheduling(path, body)
+            return (try client.decode(KeyRingView.self, answer.body, from: path), answer.scheduled)
         }
-        print(time.report(ring))
+        print(time.report(ring, scheduled: scheduled))
     }
 
     struct List: AsyncParsableCommand {

@@ -130,6 +130,14 @@ def test_keys_activate_at_a_clock_time_happens_when_the_clock_gets_there(base_ur
     assert admin_keys(base_url)["active"] == other
 
 
+def test_keys_activate_at_a_time_the_clock_has_reached_happens_now(base_url):
+    other = next(kid for kid in admin_keys(base_url)["published"] if kid != admin_keys(base_url)["active"])
+    now = requests.get(f"{base_url}/__admin/clock", timeout=10).json()["epochSeconds"]
+    done = run_cli("keys", "activate", other, "--at", str(int(now) - 60), "--url", base_url)
+    assert done.returncode == 0 and "scheduled" not in done.stdout and f"signing with {other}" in done.stdout, done.stderr
+    assert admin_keys(base_url)["active"] == other
+
+
 def test_keys_add_from_a_pem_file_and_bad_input(base_url, tmp_path):
     assert run_cli("keys", "generate", "--type", "ec", "--kid", "cliEc0001", "-o", str(tmp_path)).returncode == 0
     added = run_cli("keys", "add", "--url", base_url, "--kid", "cliEc0001", "--alg", "ES256",

@@ -328,10 +328,11 @@ paths:
             example: {kid: newKid01, generate: true, activate: true}
       responses:
         "201":
-          description: Added (or, with `at`, scheduled; then the ring is shown as it is now).
+          description: Added now (no `at`, or an `at` the clock has reached).
           content:
             application/json:
               schema: {$ref: "#/components/schemas/KeyRing"}
+        "202": {$ref: "#/components/responses/KeyChangeScheduled"}
         "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
@@ -351,10 +352,11 @@ paths:
       requestBody: {$ref: "#/components/requestBodies/KeyChangeTime"}
       responses:
         "200":
-          description: Activated (or, with `at`, scheduled without checking the key; the ring as it is now).
+          description: Activated now (no `at`, or an `at` the clock has reached).
           content:
             application/json:
               schema: {$ref: "#/components/schemas/KeyRing"}
+        "202": {$ref: "#/components/responses/KeyChangeScheduled"}
         "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
@@ -374,10 +376,11 @@ paths:
       requestBody: {$ref: "#/components/requestBodies/KeyChangeTime"}
       responses:
         "200":
-          description: Retired (or, with `at`, scheduled without checking the key; the ring as it is now).
+          description: Retired now (no `at`, or an `at` the clock has reached).
           content:
             application/json:
               schema: {$ref: "#/components/schemas/KeyRing"}
+        "202": {$ref: "#/components/responses/KeyChangeScheduled"}
         "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
@@ -1149,7 +1152,7 @@ components:
           example: {}
     KeyChangeTime:
       required: true
-      description: Empty (or `{}`) to make the change now; `at` to schedule it on the mock clock.
+      description: Empty (or `{}`) to make the change now; `at` to schedule it on the mock clock (a time the clock has reached makes it now).
       content:
         application/json:
           schema: {$ref: "#/components/schemas/KeyChangeTime"}
@@ -1200,6 +1203,13 @@ components:
               - properties:
                   error:
                     const: not_found
+    KeyChangeScheduled:
+      description: |
+        Scheduled: `at` is ahead of the mock clock, so the change is made when the clock reaches it (a
+        change that fails then is recorded in the event log). The ring is shown as it is now.
+      content:
+        application/json:
+          schema: {$ref: "#/components/schemas/KeyRing"}
     KeyConflict:
       description: |
         The key change cannot be made (`key_conflict`): the kid is published already, 16 keys are

@@ -8,17 +8,18 @@ extension AdminRoutes {
         admin.post("keys") { request, _ in
             let body = try await body(request, allowing: ["kid", "alg", "pem", "generate", "activate", "at"])
             let key = try await offEventLoop { try newKey(body) }
-            try change(.add(key), at: try body.instant("at"))
-            if try body.flag("activate") == true { try change(.activate(kid: key.kid), at: try body.instant("at")) }
-            return try AdminResponse.json(KeysView(provider.keyRing()), status: .created)
+            let at = try body.instant("at")
+            let scheduled = try change(.add(key), at: at)
+            if try body.flag("activate") == true { try change(.activate(kid: key.kid), at: at) }
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .created)
         }
         admin.post("keys/{kid}/activate") { request, context in
-            try change(.activate(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
-            return try AdminResponse.json(KeysView(provider.keyRing()))
+            let scheduled = try change(.activate(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .ok)
         }
         admin.post("keys/{kid}/retire") { request, context in
-            try change(.retire(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
-            return try AdminResponse.json(KeysView(provider.keyRing()))
+            let scheduled = try change(.retire(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .ok)
         }
         admin.put("keys/shuffle") { request, _ in
             guard let shuffled = try await body(request, allowing: ["shuffled"]).flag("shuffled") else { throw AdminError.badRequest("shuffled must be true or false") }
@@ -27,16 +28,19 @@ extension AdminRoutes {
         }
     }
 
-    /// Applies a key change now, or schedules it on the mock clock for `date`.
-    private func change(_ change: KeyChange, at date: Date?) throws(AdminError) {
-        if let date {
+    /// Schedules a key change on the mock clock for `date` when that is still ahead (true: answered 202),
+    /// or makes it now, checked, when `date` is absent or already reached (false).
+    @discardableResult
+    private func change(_ change: KeyChange, at date: Date?) throws(AdminError) -> Bool {
+        if let date, date > provider.clock.now {
             provider.scheduleKeyChange(change, at: date)
-            return
+            return true
         }
         do { try provider.changeKeys(change) } catch {
             if case .unknownKey = error { throw AdminError.notFound(error.description) }
             throw AdminError(status: .conflict, code: "key_conflict", message: error.description)
         }
+        return false
     }
 
     /// `{"kid": …, "pem": RSA or P-256 private key}` or `{"kid": …, "generate": true}` (RSA 2048); `alg` RS256 by default.
