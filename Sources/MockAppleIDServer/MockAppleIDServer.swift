@@ -200,7 +200,7 @@ public struct RunningServer: Sendable {
     /// `http://host:port`, or the configured public base URL.
     public var baseURL: String {
         if let publicBaseURL { return publicBaseURL }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = host.contains(":" as Character) ? "[\(host)]" : host
         return "http://\(bracketed):\(port)"
     }
 

@@ -24,7 +24,7 @@ public struct ServerConfiguration: Sendable {
     /// Host names a tokenless admin request may name besides loopback ones: the bound host, the
     /// public base URL's, and Apple's when HTTPS is on (the machine maps them to itself then).
     var adminHostNames: Set<String> {
-        var names: Set<String> = [host.lowercased(), host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()]
+        var names: Set<String> = [host.lowercased(), host.contains(":" as Character) ? "[\(host.lowercased())]" : host.lowercased()]
         if let publicBaseURL, let publicHost = URLComponents(string: publicBaseURL)?.wireHost?.lowercased() { names.insert(publicHost) }
         if https != nil { names.formUnion([AppleHostNames.identity, AppleHostNames.cdn]) }
         return names

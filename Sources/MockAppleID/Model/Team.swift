@@ -23,7 +23,7 @@ public struct Team: Sendable, Codable {
         let sender = sender.lowercased()
         guard let at = sender.lastIndex(of: "@") else { return false }
         let domain = sender[sender.index(after: at)...]
-        return emailSources.contains { source in source.contains("@") ? source == sender : source == domain }
+        return emailSources.contains { source in source.contains("@" as Character) ? source == sender : source == domain }
     }
 
     /// The most email sources a team registers (Apple's limit for organizations).
@@ -36,7 +36,7 @@ public struct Team: Sendable, Codable {
         for source in sources {
             let value = source.lowercased()
             let domain = value.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-            guard value.utf8.count <= 254, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."),
+            guard value.utf8.count <= 254, domain.contains("." as Character), !domain.hasPrefix("."), !domain.hasSuffix("."),
                   value.filter({ $0 == "@" }).count <= 1, !value.hasPrefix("@"),
                   value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "<" && $0 != ">" })
             else { throw .invalid("\"\(source.prefix(80))\" is not a domain or an email address") }

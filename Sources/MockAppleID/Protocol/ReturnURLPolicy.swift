@@ -24,7 +24,7 @@ public struct ReturnURLPolicy: Sendable {
         }
         guard scheme == "https" else { return "\"\(url)\" must use https (Apple refuses \(scheme) \(kind))" }
         guard !Self.isIPAddress(host) else { return "\"\(url)\" uses an IP address; Apple requires a domain name" }
-        guard host.contains(".") else { return "\"\(url)\" needs a fully qualified domain name" }
+        guard host.contains("." as Character) else { return "\"\(url)\" needs a fully qualified domain name" }
         return nil
     }
 
@@ -35,7 +35,7 @@ public struct ReturnURLPolicy: Sendable {
     }
 
     static func isIPAddress(_ host: String) -> Bool {
-        if host.hasPrefix("[") || host.contains(":") { return true }
+        if host.hasPrefix("[") || host.contains(":" as Character) { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }

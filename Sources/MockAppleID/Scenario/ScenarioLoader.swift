@@ -341,7 +341,7 @@ enum PersonaReader {
         var email: String?
         if let emailNode = map.optional("email"), !emailNode.isNull() {
             let value = try emailNode.nonEmptyString()
-            guard value.contains("@") else { throw emailNode.error("\"\(value)\" is not an email address") }
+            guard value.contains("@" as Character) else { throw emailNode.error("\"\(value)\" is not an email address") }
             email = value
         }
         let persona = Persona(

@@ -38,7 +38,7 @@ struct YAMLCursor {
 
     func nonEmptyString() throws(ScenarioError) -> String {
         let value = try string()
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw error("must not be empty") }
+        guard value.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { throw error("must not be empty") }
         return value
     }
 

@@ -22,7 +22,7 @@ public enum PersonaError: Error, Equatable, CustomStringConvertible {
         where value.utf8.count > fieldLimit {
             throw .invalid("\(name) must be at most \(fieldLimit) bytes")
         }
-        if let email = persona.email, !email.contains("@") { throw .invalid("\"\(email)\" is not an email address") }
+        if let email = persona.email, !email.contains("@" as Character) { throw .invalid("\"\(email)\" is not an email address") }
         if persona.emailChoice == .hide && !persona.canHideEmail {
             throw .invalid(persona.managed ? "a managed account cannot hide its email" : "a persona without email has nothing to hide")
         }

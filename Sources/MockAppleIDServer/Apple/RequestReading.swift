@@ -32,7 +32,7 @@ extension Request {
 
     /// Whether the client asked for JSON rather than a page.
     var prefersJSON: Bool {
-        (headers[.accept] ?? "").lowercased().contains("application/json")
+        (headers[.accept] ?? "").lowercased().firstRange(of: "application/json") != nil
     }
 
     /// Where the request came from, for the journal.

@@ -38,7 +38,7 @@ enum WebMessagePage {
         guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.wireHost else {
             return "null"
         }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let bracketed = host.contains(":" as Character) && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed)\(components.port.map { ":\($0)" } ?? "")"
     }
 
