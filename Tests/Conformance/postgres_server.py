@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 
+PORT_ATTEMPTS = 3
 START_DEADLINE_SECONDS = 60
 
 
@@ -79,17 +80,25 @@ def postgres_server():
     try:
         subprocess.run([programs / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"],
                        check=True, capture_output=True, timeout=120, **run_as)
-        port = _free_port()
-        with open(log_path, "w") as log:
-            process = subprocess.Popen(
-                [programs / "postgres", "-D", data, "-p", str(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
-                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
-                stdout=log, stderr=subprocess.STDOUT, **run_as)
-        deadline = time.monotonic() + START_DEADLINE_SECONDS
-        while subprocess.run([programs / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]).returncode != 0:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"PostgreSQL did not start; its log: {pathlib.Path(log_path).read_text()[-2000:]}")
-            time.sleep(0.05)
+        # PostgreSQL takes a port number, not port 0: a free one is picked, and picked again if another
+        # process bound it before PostgreSQL could.
+        for attempt in range(PORT_ATTEMPTS):
+            port = _free_port()
+            with open(log_path, "w") as log:
+                process = subprocess.Popen(
+                    [programs / "postgres", "-D", data, "-p", str(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
+                     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
+                    stdout=log, stderr=subprocess.STDOUT, **run_as)
+            deadline = time.monotonic() + START_DEADLINE_SECONDS
+            while subprocess.run([programs / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]).returncode != 0:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            else:
+                break
+            log_text = pathlib.Path(log_path).read_text()
+            if process.poll() is None or "Address already in use" not in log_text or attempt == PORT_ATTEMPTS - 1:
+                raise RuntimeError(f"PostgreSQL did not start; its log: {log_text[-2000:]}")
         yield PostgresServer(programs, port, run_as, process.pid)
     finally:
         if process is not None and process.poll() is None:

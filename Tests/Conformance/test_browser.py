@@ -17,7 +17,7 @@ import urllib.parse
 import pytest
 
 from server_process import ROOT, serving
-from test_notifications import free_port, wait_for
+from test_notifications import wait_for
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SCRIPT = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
@@ -131,23 +131,28 @@ function start() {{
 @contextlib.contextmanager
 def relying_party_and_server():
     """The sample relying party and a server whose web client lists its callback as a return URL."""
-    port = free_port()
-    with tempfile.TemporaryDirectory() as folder:
-        scenario = (ROOT / "Scenarios/default.yaml").read_text().replace("../Keys/", f"{ROOT}/Keys/")
-        registered = "              - http://127.0.0.1:8000/auth/apple/callback\n"
-        assert registered in scenario
-        scenario = scenario.replace(registered, registered + f"              - http://localhost:{port}/auth/apple/callback\n", 1)
-        path = pathlib.Path(folder) / "browser.yaml"
-        path.write_text(scenario)
-        with serving("--scenario", str(path)) as server:
-            relying_party = RelyingParty(port, server)
-            httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), relying_party.handler())
-            threading.Thread(target=httpd.serve_forever, daemon=True).start()
-            try:
-                yield relying_party
-            finally:
-                httpd.shutdown()
-                httpd.server_close()
+    # Listening before the port is written into the scenario, so no other process can take it in between;
+    # the handler, which needs the server's URL, is set once the server runs.
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    port = httpd.server_address[1]
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            scenario = (ROOT / "Scenarios/default.yaml").read_text().replace("../Keys/", f"{ROOT}/Keys/")
+            registered = "              - http://127.0.0.1:8000/auth/apple/callback\n"
+            assert registered in scenario
+            scenario = scenario.replace(registered, registered + f"              - http://localhost:{port}/auth/apple/callback\n", 1)
+            path = pathlib.Path(folder) / "browser.yaml"
+            path.write_text(scenario)
+            with serving("--scenario", str(path)) as server:
+                relying_party = RelyingParty(port, server)
+                httpd.RequestHandlerClass = relying_party.handler()
+                threading.Thread(target=httpd.serve_forever, daemon=True).start()
+                try:
+                    yield relying_party
+                finally:
+                    httpd.shutdown()
+    finally:
+        httpd.server_close()
 
 
 @pytest.fixture(scope="module")
