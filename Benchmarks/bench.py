@@ -303,6 +303,24 @@ def start_up_ms(command: list[str], port: int, path: str) -> tuple[float, float,
         process.wait()
 
 
+def first_answer_rss(make_command) -> dict[str, float]:
+    """The resident memory (``rss_mb``) of a server made from a port, once it has answered `/auth/keys`."""
+    port = free_port()
+    process = subprocess.Popen(make_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/auth/keys", timeout=5).status_code == 200:
+                    return rss_mb(process.pid)
+            except requests.ConnectionError:
+                time.sleep(0.01)
+        raise RuntimeError(f"{make_command(port)[0]} never answered")
+    finally:
+        process.kill()
+        process.wait()
+
+
 def median_start_ups(runs: int, *make_commands) -> list[tuple[float, float, float]]:
     """For each command (made from a port), the medians of its start-up and of the CPU it used by its first
     answer and one second later (``start_up_ms``), `runs` of each taken in turn, so that the machine's drift
@@ -340,6 +358,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
     parser.add_argument("--bare-responder", required=True)
+    parser.add_argument("--stack-floor", required=True)
     parser.add_argument("--signing-rate", required=True)
     parser.add_argument("--flows", type=int, default=2000)
     parser.add_argument("--seconds", type=int, default=5)
@@ -424,13 +443,18 @@ def main():
                  f"{button_rate / routed_keys_rate:.2f} × /auth/keys through the router ({routed_keys_rate / 1000:.1f} k/s)",
                  "about 1 ×"))
 
-    (ours, our_cpu, our_settled_cpu), (theirs, their_cpu, their_settled_cpu) = median_start_ups(
+    floor_command = lambda p: [options.stack_floor, "--port", str(p), "--file", body_file.name]  # noqa: E731
+    floor_rss = first_answer_rss(floor_command)
+    (ours, our_cpu, our_settled_cpu), (theirs, their_cpu, their_settled_cpu), (floor, *_) = median_start_ups(
         options.start_up_runs,
         lambda p: [binary, "serve", "--port", str(p), "--log-level", "error"],
-        lambda p: [options.bare_responder, str(p), body_file.name])
+        lambda p: [options.bare_responder, str(p), body_file.name],
+        floor_command)
     os.unlink(body_file.name)
     rows.append((f"start → first /auth/keys answer, median of {options.start_up_runs}", f"{ours:.1f} ms",
                  f"{ours / theirs:.2f} × bare responder ({theirs:.1f} ms)", "≤ 1.5 ×"))
+    rows.append(("  the stack floor (Hummingbird router, argument parser, the same libraries linked), the same",
+                 f"{floor:.1f} ms", f"{floor / theirs:.2f} × bare responder; mock-appleid takes {ours / floor:.2f} × the floor's", ""))
     rows.append(("  server CPU from exec to that answer, all threads, median", f"{our_cpu:.1f} ms",
                  f"{our_cpu / their_cpu:.2f} × bare responder ({their_cpu:.1f} ms)", ""))
     rows.append(("  server CPU from exec to one second after that answer, median", f"{our_settled_cpu:.1f} ms",
@@ -441,6 +465,9 @@ def main():
                  f"bare responder {bare_rss['private']:.1f} MB", ""))
     rows.append(("  of which the program's and libraries' files mapped (`RssFile`) and shared memory (`RssShmem`)",
                  f"{idle_rss['shared']:.1f} MB", f"bare responder {bare_rss['shared']:.1f} MB", ""))
+    rows.append(("  the stack floor, after its first answer", f"{floor_rss['VmRSS']:.1f} MB",
+                 f"mock-appleid holds {idle_rss['VmRSS'] - floor_rss['VmRSS']:.1f} MB more (private "
+                 f"{idle_rss['private'] - floor_rss['private']:.1f}, files {idle_rss['shared'] - floor_rss['shared']:.1f})", ""))
     if options.soak_requests:
         from soak import soak_rows
         rows += soak_rows(binary, secret, options.soak_requests, options.soak_flows, clients)
