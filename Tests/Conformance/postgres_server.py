@@ -90,7 +90,8 @@ def postgres_server():
                      "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
                     stdout=log, stderr=subprocess.STDOUT, **run_as)
             deadline = time.monotonic() + START_DEADLINE_SECONDS
-            while subprocess.run([programs / "pg_isready", "-q", "-h", "127.0.0.1", "-p", str(port)]).returncode != 0:
+            # Asked through its own socket folder: a server another process started on the port cannot answer.
+            while subprocess.run([programs / "pg_isready", "-q", "-h", directory, "-p", str(port)]).returncode != 0:
                 if process.poll() is not None or time.monotonic() > deadline:
                     break
                 time.sleep(0.05)

@@ -41,7 +41,7 @@ struct AuthorizationValidatorTests {
         }
         #expect(failure("com.example.Kiosk.web", "https://app.example.com/Kallback") == nil)
         #expect(failure("com.example.\(kelvin)iosk.web", "https://app.example.com/Kallback")?.code == .invalidClient)
-        #expect(failure("com.example.Kiosk.web", "https://app.example.com/\(kelvin)allback")?.code == .invalidRequest)
+        #expect(failure("com.example.Kiosk.web", "https://app.example.com/\(kelvin)allback")?.pageMessage == "Invalid web redirect url.")
     }
 
     @Test("redirect_uri must be registered exactly", arguments: [

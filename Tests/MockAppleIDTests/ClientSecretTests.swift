@@ -86,13 +86,19 @@ struct ClientSecretTests {
         #expect(verify(secret(claims: claims(["iss": nil]))) == .wrongIssuer(nil, expected: "MOCKTEAM01"))
     }
 
-    @Test("iss and kid are matched byte for byte: U+212A KELVIN SIGN, which Swift's String equality takes for K, is refused")
+    @Test("iss, kid and sub are matched byte for byte: U+212A KELVIN SIGN, which Swift's String equality takes for K, is refused")
     func byteExactIdentifiers() {
         let kelvin = "\u{212A}"
         #expect(kelvin == "K")
-        #expect(verify(secret(claims: claims(["iss": .string("MOC\(kelvin)TEAM01")]))) != nil)
-        #expect(verify(secret(header: .object([("alg", .string("ES256")), ("kid", .string("MOC\(kelvin)KEY001"))]))) != nil)
-        #expect(verify(secret()) == nil)
+        #expect(verify(secret(claims: claims(["iss": .string("MOC\(kelvin)TEAM01")]))) == .wrongIssuer("MOC\(kelvin)TEAM01", expected: "MOCKTEAM01"))
+        #expect(verify(secret(header: .object([("alg", .string("ES256")), ("kid", .string("MOC\(kelvin)KEY001"))])))
+            == .unknownKeyID("MOC\(kelvin)KEY001", team: "MOCKTEAM01"))
+        let kiosk = Client(id: "com.example.Kiosk", kind: .web, groupID: client.groupID, teamID: "MOCKTEAM01", returnURLs: [])
+        func verifyKiosk(_ sub: String) -> ClientSecretFailure? {
+            verifier.verify(secret(claims: claims(["sub": .string(sub)])), client: kiosk, team: team, now: now).failure
+        }
+        #expect(verifyKiosk("com.example.Kiosk") == nil)
+        #expect(verifyKiosk("com.example.\(kelvin)iosk") == .wrongSubject("com.example.\(kelvin)iosk", expected: "com.example.Kiosk"))
     }
 
     @Test("sub must equal client_id, case-sensitively")

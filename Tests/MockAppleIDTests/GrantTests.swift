@@ -142,6 +142,15 @@ struct GrantTests {
         #expect(await provider.exchange(code, verifier: verifier).failure == nil)
     }
 
+    @Test("PKCE plain compares the verifier byte for byte: U+212A KELVIN SIGN in place of K does not answer the challenge")
+    func pkcePlainByteExact() async throws {
+        let provider = try Fixtures.provider()
+        let challenge = String(repeating: "K", count: 43)
+        let code = try await provider.signIn("jane", parameters: Fixtures.authorizeParameters(["code_challenge": challenge]))["code"]!
+        #expect(await provider.exchange(code, verifier: String(repeating: "\u{212A}", count: 43)).failure?.code == .invalidGrant)
+        #expect(await provider.exchange(code, verifier: challenge).failure == nil)
+    }
+
     @Test("a code_verifier without a code_challenge fails")
     func verifierWithoutChallenge() async throws {
         let provider = try Fixtures.provider()

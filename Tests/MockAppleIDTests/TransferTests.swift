@@ -64,6 +64,32 @@ struct TransferTests {
         })
     }
 
+    @Test("a transfer scheduled for a time the clock has reached happens at once, even on a frozen clock")
+    func scheduledInThePast() throws {
+        let provider = try Fixtures.provider()
+        provider.scheduleTransfer("com.example.app", to: Self.teamB, at: Fixtures.start.addingTimeInterval(-60))
+        #expect(provider.transfers().map(\.toTeam) == [Self.teamB])
+    }
+
+    @Test("team tokens and the target team are matched byte for byte: U+212A KELVIN SIGN in place of K is another value")
+    func byteExact() throws {
+        let kelvin = "\u{212A}"
+        #expect(kelvin == "K")
+        var state = try Fixtures.provider().world.read { $0 }
+        state.storeTeamToken("tK1", TeamAccessToken(teamID: "MOCKTEAM01", clientID: Fixtures.webClient, expiresAt: Fixtures.start + 3600),
+                             now: Fixtures.start)
+        #expect(state.teamToken("tK1", at: Fixtures.start) != nil)
+        #expect(state.teamToken("t\(kelvin)1", at: Fixtures.start) == nil)
+
+        let provider = try Fixtures.provider()
+        _ = try provider.signIn("john")
+        let sub = try #require(provider.subject(personaID: "john", clientID: Fixtures.webClient))
+        let refused = #expect(throws: AppleError.self) {
+            try provider.world.read { $0 }.outgoingTransferSubject(sub: sub, teamID: "MOCKTEAM01", target: "MOC\(kelvin)TEAM01", at: Fixtures.start)
+        }
+        #expect(refused?.reason.hasSuffix("is not a registered team") == true)
+    }
+
     @Test("transfers and team tokens are part of the world's snapshot")
     func snapshot() throws {
         let provider = try Fixtures.provider()

@@ -115,6 +115,15 @@ public final class MockClock: Sendable {
         }
     }
 
+    /// ``schedule(at:label:_:)``, and when the clock has already reached `deadline`, the work (with any
+    /// other due work) runs before this returns instead of at the next move or driver tick.
+    @discardableResult
+    public func scheduleOrRunDue(at deadline: Date, label: String, _ work: @escaping @Sendable () -> Void) -> WorkID {
+        let id = schedule(at: deadline, label: label, work)
+        if now >= deadline { fireDueWork() }
+        return id
+    }
+
     /// Removes scheduled work that has not fired yet; false if it is unknown or already fired.
     @discardableResult
     public func cancel(_ id: WorkID) -> Bool {

@@ -115,7 +115,7 @@ struct FaultQueue: Sendable, Codable {
 
     /// Where the first fault for `target` and `clientID` that `accept` wants is queued.
     func index(for target: Target, clientID: String?, where accept: (Fault) -> Bool = { _ in true }) -> Int? {
-        faults.firstIndex { $0.target == target && ($0.clientID == nil || $0.clientID == clientID) && accept($0) }
+        faults.firstIndex { $0.target == target && ($0.clientID == nil || $0.clientID.sameBytes(as: clientID)) && accept($0) }
     }
 
     /// Takes the fault at `index` (from ``index(for:clientID:where:)``), counting it down.

@@ -65,7 +65,7 @@ public struct PKCEChallenge: Sendable, Equatable, Codable {
     /// Whether `verifier` answers this challenge.
     public func isAnswered(by verifier: String) -> Bool {
         switch method {
-        case .plain: return verifier == challenge
+        case .plain: return verifier.sameBytes(as: challenge)
         case .s256: return PKCEChallenge.s256(of: verifier) == challenge
         }
     }

@@ -41,7 +41,7 @@ extension AppleIDProvider {
     /// that cannot be made by then is logged as a failed scheduled change.
     @discardableResult
     public func scheduleKeyChange(_ change: KeyChange, at date: Date) -> MockClock.WorkID {
-        clock.schedule(at: date, label: change.label) { [weak self] in
+        clock.scheduleOrRunDue(at: date, label: change.label) { [weak self] in
             guard let self else { return }
             do throws(KeyRing.Failure) { try self.changeKeys(change) } catch {
                 self.world.record(.scheduledChangeFailed(label: change.label, reason: error.description), at: self.clock.now)

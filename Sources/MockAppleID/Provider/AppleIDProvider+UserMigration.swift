@@ -20,7 +20,7 @@ extension AppleIDProvider {
     @discardableResult
     public func scheduleTransfer(_ app: String, to teamID: String, at date: Date) -> MockClock.WorkID {
         let label = "transfer \(app) to team \(teamID)"
-        return clock.schedule(at: date, label: label) { [weak self] in
+        return clock.scheduleOrRunDue(at: date, label: label) { [weak self] in
             guard let self else { return }
             do throws(TransferError) { try self.transferApp(app, to: teamID) } catch {
                 self.world.record(.scheduledChangeFailed(label: label, reason: error.description), at: self.clock.now)

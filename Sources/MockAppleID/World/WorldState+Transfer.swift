@@ -32,14 +32,14 @@ extension WorldState {
 
     /// The team a valid team access token was issued to.
     func teamToken(_ token: String, at now: Date) -> TeamAccessToken? {
-        guard let grant = teamTokens[token], grant.expiresAt > now else { return nil }
+        guard let grant = teamTokens[exactly: token], grant.expiresAt > now else { return nil }
         return grant
     }
 
     /// Sending team: the `transfer_sub` of team `teamID`'s user `sub` for the recipient team `target`.
     func outgoingTransferSubject(sub: String, teamID: String, target: String, at now: Date) throws(AppleError) -> String {
-        guard target != teamID else { throw AppleError(.invalidRequest, reason: "target \(target) is the sending team itself") }
-        guard directory.teams[target] != nil else { throw AppleError(.invalidRequest, reason: "target \(target) is not a registered team") }
+        guard !target.sameBytes(as: teamID) else { throw AppleError(.invalidRequest, reason: "target \(target) is the sending team itself") }
+        guard directory.teams[exactly: target] != nil else { throw AppleError(.invalidRequest, reason: "target \(target) is not a registered team") }
         guard let persona = personas.first(where: { !deletedAccounts.contains($0.id) && subject(personaID: $0.id, teamID: teamID) == sub }) else {
             throw AppleError(.invalidRequest, reason: "sub \(sub) is not a user of team \(teamID)")
         }

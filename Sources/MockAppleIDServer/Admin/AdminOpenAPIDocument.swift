@@ -1657,7 +1657,8 @@ components:
       description: |
         A key given as a private-key PEM (RSA of at least 2048 bits for RS256, P-256 for ES256), or
         generated with `generate: true` (RSA 2048 or P-256). `activate: true` also makes it sign;
-        `at` schedules both on the mock clock instead of doing them now.
+        `at` schedules both on the mock clock while it is ahead of the clock (202); one the clock has
+        reached does them now (201).
       additionalProperties: false
       required: [kid]
       properties:

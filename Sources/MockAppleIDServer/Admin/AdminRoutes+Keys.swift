@@ -8,18 +8,20 @@ extension AdminRoutes {
         admin.post("keys") { request, _ in
             let body = try await body(request, allowing: ["kid", "alg", "pem", "generate", "activate", "at"])
             let key = try await offEventLoop { try newKey(body) }
-            let at = try body.instant("at")
-            let scheduled = try change(.add(key), at: at)
-            if try body.flag("activate") == true { try change(.activate(kid: key.kid), at: at) }
-            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .created)
+            let later = try dateAhead(body.instant("at"))  // decided once, so the add and the activation go together
+            try change(.add(key), scheduledFor: later)
+            if try body.flag("activate") == true { try change(.activate(kid: key.kid), scheduledFor: later) }
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: later != nil ? .accepted : .created)
         }
         admin.post("keys/{kid}/activate") { request, context in
-            let scheduled = try change(.activate(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
-            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .ok)
+            let later = try dateAhead(await body(request, allowing: ["at"]).instant("at"))
+            try change(.activate(kid: context.parameters.get("kid") ?? ""), scheduledFor: later)
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: later != nil ? .accepted : .ok)
         }
         admin.post("keys/{kid}/retire") { request, context in
-            let scheduled = try change(.retire(kid: context.parameters.get("kid") ?? ""), at: try await body(request, allowing: ["at"]).instant("at"))
-            return try AdminResponse.json(KeysView(provider.keyRing()), status: scheduled ? .accepted : .ok)
+            let later = try dateAhead(await body(request, allowing: ["at"]).instant("at"))
+            try change(.retire(kid: context.parameters.get("kid") ?? ""), scheduledFor: later)
+            return try AdminResponse.json(KeysView(provider.keyRing()), status: later != nil ? .accepted : .ok)
         }
         admin.put("keys/shuffle") { request, _ in
             guard let shuffled = try await body(request, allowing: ["shuffled"]).flag("shuffled") else { throw AdminError.badRequest("shuffled must be true or false") }
@@ -28,19 +30,22 @@ extension AdminRoutes {
         }
     }
 
-    /// Schedules a key change on the mock clock for `date` when that is still ahead (true: answered 202),
-    /// or makes it now, checked, when `date` is absent or already reached (false).
-    @discardableResult
-    private func change(_ change: KeyChange, at date: Date?) throws(AdminError) -> Bool {
-        if let date, date > provider.clock.now {
+    /// A request's `at` when the mock clock has not reached it yet (the change is scheduled, 202), else nil
+    /// (no `at`, or one already reached: the change is made now, checked).
+    private func dateAhead(_ at: Date?) -> Date? {
+        at.flatMap { $0 > provider.clock.now ? $0 : nil }
+    }
+
+    /// Schedules a key change on the mock clock for `date`, or with nil makes it now.
+    private func change(_ change: KeyChange, scheduledFor date: Date?) throws(AdminError) {
+        if let date {
             provider.scheduleKeyChange(change, at: date)
-            return true
+            return
         }
         do { try provider.changeKeys(change) } catch {
             if case .unknownKey = error { throw AdminError.notFound(error.description) }
             throw AdminError(status: .conflict, code: "key_conflict", message: error.description)
         }
-        return false
     }
 
     /// `{"kid": …, "pem": RSA or P-256 private key}` or `{"kid": …, "generate": true}` (RSA 2048); `alg` RS256 by default.
