@@ -444,13 +444,15 @@ def main():
                  "about 1 ×"))
 
     floor_command = lambda p: [options.stack_floor, "--port", str(p), "--file", body_file.name]  # noqa: E731
-    floor_rss = first_answer_rss(floor_command)
-    (ours, our_cpu, our_settled_cpu), (theirs, their_cpu, their_settled_cpu), (floor, *_) = median_start_ups(
-        options.start_up_runs,
-        lambda p: [binary, "serve", "--port", str(p), "--log-level", "error"],
-        lambda p: [options.bare_responder, str(p), body_file.name],
-        floor_command)
-    os.unlink(body_file.name)
+    try:
+        floor_rss = first_answer_rss(floor_command)
+        (ours, our_cpu, our_settled_cpu), (theirs, their_cpu, their_settled_cpu), (floor, *_) = median_start_ups(
+            options.start_up_runs,
+            lambda p: [binary, "serve", "--port", str(p), "--log-level", "error"],
+            lambda p: [options.bare_responder, str(p), body_file.name],
+            floor_command)
+    finally:
+        os.unlink(body_file.name)
     rows.append((f"start → first /auth/keys answer, median of {options.start_up_runs}", f"{ours:.1f} ms",
                  f"{ours / theirs:.2f} × bare responder ({theirs:.1f} ms)", "≤ 1.5 ×"))
     rows.append(("  the stack floor (Hummingbird router, argument parser, the same libraries linked), the same",
