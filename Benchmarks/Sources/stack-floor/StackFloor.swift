@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import NIOCore
 import NIOPosix
 
 // `stack-floor --port PORT --file FILE`: the least a server built on mock-appleid's stack does. It is linked
