@@ -30,12 +30,6 @@ extension AdminRoutes {
         }
     }
 
-    /// A request's `at` when the mock clock has not reached it yet (the change is scheduled, 202), else nil
-    /// (no `at`, or one already reached: the change is made now, checked).
-    private func dateAhead(_ at: Date?) -> Date? {
-        at.flatMap { $0 > provider.clock.now ? $0 : nil }
-    }
-
     /// Schedules a key change on the mock clock for `date`, or with nil makes it now.
     private func change(_ change: KeyChange, scheduledFor date: Date?) throws(AdminError) {
         if let date {

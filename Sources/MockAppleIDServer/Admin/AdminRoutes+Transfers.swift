@@ -11,7 +11,7 @@ extension AdminRoutes {
             let app = try pathParameter("app", context)
             let body = try await body(request, allowing: ["team", "at"])
             guard let team = try body.text("team") else { throw AdminError.badRequest("team (the recipient Team ID) is required") }
-            if let date = try body.instant("at"), date > provider.clock.now {
+            if let date = try dateAhead(body.instant("at")) {
                 provider.scheduleTransfer(app, to: team, at: date)
                 return AdminResponse.json(JSONValue.object([
                     ("scheduled", .string(date.formatted(.iso8601))), ("app", .string(app)), ("team", .string(team)),

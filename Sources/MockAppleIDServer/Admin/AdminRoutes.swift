@@ -60,6 +60,12 @@ struct AdminRoutes: Sendable {
         return decoded
     }
 
+    /// A request's `at` when the mock clock has not reached it yet (the change is scheduled, 202), else nil
+    /// (no `at`, or one already reached: the change is made now, checked).
+    func dateAhead(_ at: Date?) -> Date? {
+        at.flatMap { $0 > provider.clock.now ? $0 : nil }
+    }
+
     /// The request's JSON object body; a member not in `fields` is refused, naming the ones allowed.
     func body(_ request: Request, allowing fields: [String]) async throws(AdminError) -> JSONValue {
         let body = try await request.adminJSON(maxSize: configuration.maxBodySize)
