@@ -56,6 +56,7 @@ public struct MockAppleIDServer: Service {
         if let tenants { router.add(middleware: TenantDispatchMiddleware(tenants: tenants, scheme: scheme)) }
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
+        router.add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
         router.add(middleware: StateSavedMiddleware(provider: provider, maxBodySize: configuration.maxBodySize))
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)

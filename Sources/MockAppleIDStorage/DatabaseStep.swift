@@ -22,19 +22,29 @@ enum DatabaseStep {
     /// The grace a hold's step gets once its caller is cancelled: well within a shutdown's limits.
     static let holdGrace = Duration.seconds(2)
 
+    /// The connection closed while the step was under way (or before it began).
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection to the database closed" }
+    }
+
     /// Runs `operation` (which uses `connection`) within `deadline`; throws what it throws,
-    /// ``TimedOut``, or `CancellationError` when `grace` has passed since the caller's task was cancelled.
+    /// ``TimedOut``, ``ConnectionClosed`` as soon as the connection closes, or `CancellationError` when
+    /// `grace` has passed since the caller's task was cancelled.
     static func run<T: Sendable>(within deadline: Duration, grace: Duration, on connection: PostgresConnection,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await run(within: deadline, grace: grace, abandoning: { try? await connection.close() }, operation)
+        try await run(within: deadline, grace: grace, abandoning: { try? await connection.close() },
+                      endingEarly: { end in connection.closeFuture.whenComplete { _ in end(ConnectionClosed()) } }, operation)
     }
 
     /// Runs `operation` within `deadline`; when the deadline passes, or `grace` after the caller's task
     /// is cancelled, throws ``TimedOut`` or `CancellationError` without waiting for the operation to end,
     /// cancels the operation's task and then calls `abandon` (which must make the operation's work void):
     /// the caller may resume before `abandon` has run.
+    /// `endingEarly` is given a way to end the step with an error before its deadline (a connection that
+    /// closed): the step then ends as at its deadline.
     static func run<T: Sendable>(within deadline: Duration, grace: Duration,
                                  abandoning abandon: @escaping @Sendable () async -> Void,
+                                 endingEarly: (@escaping @Sendable (any Error) -> Void) -> Void = { _ in },
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let race = Race<T>()
         return try await withTaskCancellationHandler {
@@ -48,6 +58,9 @@ enum DatabaseStep {
                     if race.finish(.failure(TimedOut(deadline: deadline))) { await abandon() }
                 }
                 race.whenFinished { timer.cancel(); work.cancel() }
+                endingEarly { error in
+                    if race.finish(.failure(error)) { Task { await abandon() } }
+                }
             }
         } onCancel: {
             let graceTimer = Task {
@@ -58,10 +71,20 @@ enum DatabaseStep {
         }
     }
 
-    /// Opens a connection, within the configuration's connect timeout. The caller's cancellation does
-    /// not cut the handshake short: PostgresNIO may then hand back a connection it closed.
+    /// How long opening a connection may take, its start-up and authentication included: the
+    /// configuration's connect timeout bounds only reaching the host, and a listener that accepts and
+    /// then says nothing (a database that hangs, a proxy whose database is gone) would hold the caller,
+    /// and every request waiting for the world with it, for ever.
+    static let connectDeadline = Duration.seconds(10)
+
+    /// Opens a connection, within ``connectDeadline``. The caller's cancellation does not cut the
+    /// handshake short (PostgresNIO may then hand back a connection it closed): a connection that opens
+    /// after its caller gave up is closed.
     static func connect(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> PostgresConnection {
-        try await Task { try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger) }.value
+        let attempt = Task { try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger) }
+        return try await run(within: connectDeadline, grace: .zero, abandoning: { try? await attempt.value.close() }) {
+            try await attempt.value
+        }
     }
 
     /// Whichever of the step's end, its deadline and its caller's cancellation comes first.

@@ -13,6 +13,8 @@ public final class PostgresStore: TenantStore {
     /// The server's own world.
     public let world: PostgresWorldStore
     private let address: PostgresAddress
+    /// Every connection of the store, its tenants' included, backing off together while the database is down.
+    private let connector: PostgresConnector
     private let logger: Logger
     /// The tenants' worlds this server keeps here, to close their connections.
     private let tenantWorlds = Mutex<[String: PostgresWorldStore]>([:])
@@ -26,7 +28,8 @@ public final class PostgresStore: TenantStore {
     private init(address: PostgresAddress, logger: Logger) {
         self.address = address
         self.logger = logger
-        self.world = PostgresWorldStore(address: address, tenant: "", logger: logger)
+        self.connector = PostgresConnector(address: address, logger: logger)
+        self.world = PostgresWorldStore(connector: connector, tenant: "", logger: logger)
     }
 
     /// Connects to the database at `url` and makes the tables when they are missing. An address that
@@ -92,7 +95,7 @@ public final class PostgresStore: TenantStore {
     }
 
     public func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError) {
-        let store = PostgresWorldStore(address: address, tenant: name, logger: logger)
+        let store = PostgresWorldStore(connector: connector, tenant: name, logger: logger)
         let replaced = tenantWorlds.withLock { $0.updateValue(store, forKey: name) }
         await replaced?.close()
         try await provider.shareState(in: store)
@@ -101,10 +104,7 @@ public final class PostgresStore: TenantStore {
     /// Runs `body` on a connection of its own, closed afterwards; errors name the database.
     private func withConnection<T: Sendable>(_ doing: String,
                                              _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
-        let connection: PostgresConnection
-        do { connection = try await Self.connect(address, logger: logger) } catch {
-            throw StateStoreError("\(name): cannot be reached: \(Self.describe(error))")
-        }
+        let connection = try await connector.connect()
         do {
             let result = try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, grace: DatabaseStep.holdGrace, on: connection) {
                 try await body(connection)
@@ -153,10 +153,6 @@ public final class PostgresStore: TenantStore {
                 "CREATE INDEX IF NOT EXISTS mock_appleid_rows_by_version ON mock_appleid_rows (tenant, version)", logger: logger)
             try await connection.query("COMMIT", logger: logger)
         }
-    }
-
-    static func connect(_ address: PostgresAddress, logger: Logger) async throws -> PostgresConnection {
-        try await DatabaseStep.connect(address.configuration, logger: logger)
     }
 
     /// What went wrong, from PostgreSQL's own message when it sent one (PostgresNIO's description

@@ -14,10 +14,10 @@ import Synchronization
 /// notifications is decided by a session-scoped advisory lock on a second connection, which PostgreSQL
 /// releases when that server's connection ends (it died), so another takes over.
 public final class PostgresWorldStore: SharedWorldStore {
-    public var name: String { tenant.isEmpty ? address.name : "\(address.name) (tenant \(tenant))" }
+    public var name: String { tenant.isEmpty ? connector.address.name : "\(connector.address.name) (tenant \(tenant))" }
     /// The world's name in the tables ("" for the server's own world).
     let tenant: String
-    private let address: PostgresAddress
+    private let connector: PostgresConnector
     private let logger: Logger
     /// The connection holds use (one hold at a time) and what the open hold took.
     private struct Holding {
@@ -42,19 +42,18 @@ public final class PostgresWorldStore: SharedWorldStore {
     /// connection is closed: it may wait for a lock (the server gives up at 10 s) and then run statements
     /// (10 s each at most); this covers a database that stopped answering altogether.
     static let stepDeadline = Duration.seconds(30)
+    /// How long a hold's `BEGIN` may take: it waits for nothing, so a connection that does not answer it at
+    /// once is taken as lost (one the database dropped may not say so), rather than holding the world.
+    static let beginDeadline = Duration.seconds(3)
 
-    init(address: PostgresAddress, tenant: String, logger: Logger) {
-        self.address = address
+    init(connector: PostgresConnector, tenant: String, logger: Logger) {
+        self.connector = connector
         self.tenant = tenant
         self.logger = logger
     }
 
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
         try await inTransaction("cannot be read", opening: true) { [self] connection in
-            // Read committed, whatever the server's default: each statement then sees what committed before it
-            // started, so the reads after the lock see the last holder's writes.
-            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
-            updateHolding(on: connection) { $0.inTransaction = true }
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
             let world = try await connection.query(
                 "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
@@ -149,6 +148,8 @@ public final class PostgresWorldStore: SharedWorldStore {
     }
 
     public func lead() async {
+        // Logged once per run of failures: while the database is down this loop tries twice a second.
+        var failing = false
         while !Task.isCancelled, !holding.withLock({ $0.closed }) {
             do {
                 let connection = try await leadingConnection()
@@ -159,10 +160,12 @@ public final class PostgresWorldStore: SharedWorldStore {
                     ).decode(Bool.self).first { _ in true }
                 }
                 if won == true { return }
+                failing = false
             } catch {
                 await dropLeadingConnection()
                 if Task.isCancelled { return }
-                logger.notice("\(name): cannot try to lead: \(PostgresStore.describe(error))")
+                if !failing { logger.notice("\(name): cannot try to lead: \(PostgresStore.describe(error))") }
+                failing = true
             }
             do { try await Task.sleep(for: Self.leadRetry) } catch { return }
         }
@@ -205,7 +208,8 @@ public final class PostgresWorldStore: SharedWorldStore {
         }
     }
 
-    /// Runs `body` on the holds' connection: when `opening` a hold, opened when missing; otherwise the
+    /// Runs `body` on the holds' connection: when `opening` a hold, opened when missing, and its transaction
+    /// begun (within ``beginDeadline``); otherwise the
     /// connection whose transaction the hold opened, which must still be there (a write on another would
     /// be made without the lock). On failure the transaction is rolled back by closing the connection,
     /// and the error names the store.
@@ -221,7 +225,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             } else if let open = held.connection, !open.isClosed, opening || held.inTransaction {
                 connection = open
             } else if opening {
-                connection = try await PostgresStore.connect(address, logger: logger)
+                connection = try await connector.connect()
                 let kept = holding.withLock { held in
                     if !held.closed { held.connection = connection }
                     return !held.closed
@@ -232,6 +236,15 @@ public final class PostgresWorldStore: SharedWorldStore {
                 }
             } else {
                 throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
+            }
+            if opening {
+                // Read committed, whatever the server's default: each statement then sees what committed before it
+                // started, so the reads after the lock see the last holder's writes.
+                let logger = logger
+                _ = try await DatabaseStep.run(within: Self.beginDeadline, grace: DatabaseStep.holdGrace, on: connection) {
+                    try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
+                }
+                updateHolding(on: connection) { $0.inTransaction = true }
             }
             return try await DatabaseStep.run(within: Self.stepDeadline, grace: DatabaseStep.holdGrace, on: connection) {
                 try await body(connection)
@@ -250,7 +263,7 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     private func leadingConnection() async throws -> PostgresConnection {
         if let open = leading.withLock({ $0 }), !open.isClosed { return open }
-        let connection = try await PostgresStore.connect(address, logger: logger)
+        let connection = try await connector.connect()
         // Stored first, then checked: either this or a concurrent close() takes it back and closes it.
         leading.withLock { $0 = connection }
         guard !holding.withLock({ $0.closed }) else {

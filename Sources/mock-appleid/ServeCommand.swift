@@ -26,6 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
     var smtpPort: Int?
     @Option(help: "HOST:PORT of an SMTP server (a mail catcher) every message the relay takes is forwarded to, to the persona's own address.")
     var relayForward: String?
+    @Option(help: "Seconds an SMTP connection may stay silent before the relay closes it with 421 (RFC 5321 asks for at least 300).")
+    var smtpIdleTimeout = ServerConfiguration().smtpIdleTimeout
+    @Option(help: "SMTP connections served at once; more are told 421 and closed.")
+    var smtpMaxConnections = ServerConfiguration().smtpMaxConnections
 
     @Flag(help: "Log every request to Apple's endpoints (otherwise only at --log-level debug); the journal keeps them either way.")
     var accessLog = false
@@ -45,6 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port must be 0...65535") }
+        guard ConnectionLimits.timeoutRange.contains(smtpIdleTimeout) else {
+            throw ValidationError("--smtp-idle-timeout must be \(ConnectionLimits.timeoutRange.lowerBound)...\(ConnectionLimits.timeoutRange.upperBound) seconds")
+        }
+        guard (1...10_000).contains(smtpMaxConnections) else { throw ValidationError("--smtp-max-connections must be 1...10000") }
         try chooseRSASigner()
         let upstream = try relayForward.map { try RelayUpstream($0).orThrow(ValidationError("--relay-forward must be HOST:PORT")) }
         if upstream != nil, smtpPort == nil { throw ValidationError("--relay-forward needs --smtp-port: it forwards what the relay's SMTP listener takes") }
@@ -87,6 +95,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
         configuration.smtpPort = smtpPort
+        configuration.smtpIdleTimeout = smtpIdleTimeout
+        configuration.smtpMaxConnections = smtpMaxConnections
         configuration.connections = try connectionLimits()
         configuration.accessLog = accessLog
         if let adminToken {
@@ -98,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.relayForward = upstream
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
+        let tlsFloor = configuration.https?.minimumVersion ?? .default
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
             // The banner names the library RS256 keys sign with, known once libcrypto has been looked for: it
             // waits for that in a task of its own, so that the listeners serve meanwhile. Keys are given to
@@ -107,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let banner = StartupBanner(provider: provider, running: running, scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },
-                                           sharedStore: database.map { ($0.store.name, $0.restored) }).text
+                                           sharedStore: database.map { ($0.store.name, $0.restored) },
+                                           tlsMinimumVersion: tlsFloor).text
                 FileHandle.standardOutput.write(Data((banner + "\n").utf8))
             }
         }

@@ -14,6 +14,8 @@ struct StartupBanner {
     /// The state file (`--state`), and whether the world was restored from it.
     var stateFile: (path: String, restored: Bool)?
     var sharedStore: (name: String, restored: Bool)?
+    /// The oldest TLS version the HTTPS listener accepts.
+    var tlsMinimumVersion = TLSProtocolVersion.default
 
     var text: String {
         do {
@@ -82,6 +84,11 @@ struct StartupBanner {
         guard let httpsPort = running.httpsPort else { return [] }
         let hosts = [AppleHostNames.identity, AppleHostNames.cdn, "localhost"].compactMap { running.httpsBaseURL(host: $0) }
         var lines = ["  HTTPS:       \(hosts.joined(separator: ", ")) (HTTP/2 and HTTP/1.1; endpoints advertised as https://)"]
+        if tlsMinimumVersion < .default {
+            lines.append("  WARNING: HTTPS accepts TLS \(tlsMinimumVersion.rawValue) and later (--tls-min-version); Apple's servers and current browsers refuse anything before TLS \(TLSProtocolVersion.default.rawValue)")
+        } else if tlsMinimumVersion > .default {
+            lines.append("  TLS:         \(tlsMinimumVersion.rawValue) and later only (--tls-min-version)")
+        }
         if let authority = running.certificateAuthority {
             do {
                 lines += try TrustInstructions(authority: authority, httpsPort: httpsPort).text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -12,20 +12,28 @@ struct TLSOptions: ParsableArguments {
     var tlsCert: String?
     @Option(help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
+    @Option(help: ArgumentHelp("The oldest TLS version HTTPS accepts (Apple's servers: 1.2); lower it only to test an old client.", valueName: "1.0|1.1|1.2|1.3"))
+    var tlsMinVersion = TLSProtocolVersion.default.rawValue
 
     /// The HTTPS listener the flags ask for, or nil.
     func configuration() throws -> HTTPSConfiguration? {
+        guard let minimumVersion = TLSProtocolVersion(rawValue: tlsMinVersion) else {
+            throw ValidationError("--tls-min-version must be one of \(TLSProtocolVersion.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         guard let httpsPort else {
-            if tlsDir != nil || tlsCert != nil || tlsKey != nil { throw ValidationError("--tls-dir, --tls-cert and --tls-key need --https-port") }
+            if tlsDir != nil || tlsCert != nil || tlsKey != nil || minimumVersion != .default {
+                throw ValidationError("--tls-dir, --tls-cert, --tls-key and --tls-min-version need --https-port")
+            }
             return nil
         }
         guard (0...65535).contains(httpsPort) else { throw ValidationError("--https-port must be 0...65535") }
         switch (tlsCert, tlsKey) {
         case (nil, nil):
-            return HTTPSConfiguration(port: httpsPort, identity: .localCA(directory: Self.absolute(tlsDir ?? Self.defaultDirectory)))
+            return HTTPSConfiguration(port: httpsPort, identity: .localCA(directory: Self.absolute(tlsDir ?? Self.defaultDirectory)),
+                                      minimumVersion: minimumVersion)
         case let (certificate?, key?):
             if tlsDir != nil { throw ValidationError("--tls-dir is for the local CA; it cannot go with --tls-cert") }
-            return HTTPSConfiguration(port: httpsPort, identity: .files(certificateChain: certificate, privateKey: key))
+            return HTTPSConfiguration(port: httpsPort, identity: .files(certificateChain: certificate, privateKey: key), minimumVersion: minimumVersion)
         default:
             throw ValidationError("--tls-cert and --tls-key go together")
         }

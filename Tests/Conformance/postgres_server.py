@@ -6,6 +6,7 @@ import glob
 import os
 import pathlib
 import pwd
+import random
 import shutil
 import signal
 import socket
@@ -32,20 +33,86 @@ def server_programs() -> pathlib.Path:
     return pathlib.Path(found).parent
 
 
+def _ephemeral_range() -> range:
+    """The ports the kernel hands out to outgoing connections (Linux's default when it cannot be read)."""
+    try:
+        low, high = map(int, pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
 def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A free loopback port below the ephemeral range, so that no client socket (of a server retrying a
+    stopped database, say) can be handed the port the database listens on, or comes back to."""
+    ephemeral = _ephemeral_range()
+    candidates = [port for port in range(20000, 32000) if port not in ephemeral] or list(range(10000, 20000))
+    for port in random.sample(candidates, len(candidates)):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port outside the ephemeral range")
 
 
 class PostgresServer:
-    """A running server (`pid`: its main process): `database(name)` makes an empty database and returns its URL."""
+    """A running server (`pid`: its main process): `database(name)` makes an empty database and returns
+    its URL; `stop()` and `start()` take it down and bring it back on the same port with the same data."""
 
-    def __init__(self, programs: pathlib.Path, port: int, run_as: dict, pid: int):
-        self.pid = pid
+    def __init__(self, programs: pathlib.Path, directory: str, run_as: dict):
         self.programs = programs
-        self.port = port
+        self.directory = directory
+        self.data = os.path.join(directory, "data")
+        self.log_path = os.path.join(directory, "server.log")
         self.run_as = run_as
+        self.port = 0
+        self.process = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _launch(self):
+        with open(self.log_path, "a") as log:
+            self.process = subprocess.Popen(
+                [self.programs / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.directory,
+                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                 "-c", "full_page_writes=off", "-c", "max_connections=200"],
+                stdout=log, stderr=subprocess.STDOUT, **self.run_as)
+        deadline = time.monotonic() + START_DEADLINE_SECONDS
+        # Asked through its own socket folder: a server another process started on the port cannot answer.
+        while subprocess.run([self.programs / "pg_isready", "-q", "-h", self.directory, "-p", str(self.port)]).returncode != 0:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def start(self):
+        """Starts the server: on a new free port the first time (picked again if another process bound it
+        before PostgreSQL could), on the same one after `stop()`."""
+        attempts = PORT_ATTEMPTS if self.port == 0 else 1
+        for attempt in range(attempts):
+            if attempts > 1:
+                self.port = _free_port()
+            offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
+            if self._launch():
+                return
+            log_text = pathlib.Path(self.log_path).read_text()[offset:]
+            self.stop()
+            if "Address already in use" not in log_text or attempt == attempts - 1:
+                raise RuntimeError(f"PostgreSQL did not start on port {self.port}; its log: {log_text[-2000:]}")
+
+    def stop(self):
+        """Stops the server (fast shutdown: its connections are cut), and waits until it has exited."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
     def database(self, name: str) -> str:
         subprocess.run([self.programs / "createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name],
@@ -74,39 +141,12 @@ def postgres_server():
             raise PostgresUnavailable("running as root, and there is no postgres user to run PostgreSQL as") from None
         os.chown(directory, user.pw_uid, user.pw_gid)
         run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-    data = os.path.join(directory, "data")
-    log_path = os.path.join(directory, "server.log")
-    process = None
+    server = PostgresServer(programs, directory, run_as)
     try:
-        subprocess.run([programs / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"],
+        subprocess.run([programs / "initdb", "-D", server.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"],
                        check=True, capture_output=True, timeout=120, **run_as)
-        # PostgreSQL takes a port number, not port 0: a free one is picked, and picked again if another
-        # process bound it before PostgreSQL could.
-        for attempt in range(PORT_ATTEMPTS):
-            port = _free_port()
-            with open(log_path, "w") as log:
-                process = subprocess.Popen(
-                    [programs / "postgres", "-D", data, "-p", str(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
-                     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
-                    stdout=log, stderr=subprocess.STDOUT, **run_as)
-            deadline = time.monotonic() + START_DEADLINE_SECONDS
-            # Asked through its own socket folder: a server another process started on the port cannot answer.
-            while subprocess.run([programs / "pg_isready", "-q", "-h", directory, "-p", str(port)]).returncode != 0:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
-            else:
-                break
-            log_text = pathlib.Path(log_path).read_text()
-            if process.poll() is None or "Address already in use" not in log_text or attempt == PORT_ATTEMPTS - 1:
-                raise RuntimeError(f"PostgreSQL did not start; its log: {log_text[-2000:]}")
-        yield PostgresServer(programs, port, run_as, process.pid)
+        server.start()
+        yield server
     finally:
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        server.stop()
         shutil.rmtree(directory, ignore_errors=True)

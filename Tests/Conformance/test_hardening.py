@@ -247,7 +247,9 @@ def test_keys_and_discovery_may_be_fetched_cross_origin_and_the_admin_api_never(
         assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == "*"
     preflight = requests.options(f"{base_url}/__admin/reset", headers={
         "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}, timeout=10)
-    assert preflight.status_code == 405 and "Access-Control-Allow-Origin" not in preflight.headers
+    # The admin guard stands before routing: a cross-site preflight is refused as any cross-site request is.
+    assert preflight.status_code == 403 and preflight.json()["error"] == "cross_site"
+    assert "Access-Control-Allow-Origin" not in preflight.headers
     health = requests.get(f"{base_url}/__admin/health", timeout=10)
     assert "Access-Control-Allow-Origin" not in health.headers
 

@@ -334,7 +334,7 @@ def test_a_certificate_of_your_own_is_served(tmp_path):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--tls-dir", "/tmp/x"], "--tls-dir, --tls-cert and --tls-key need --https-port"),
+    (["--tls-dir", "/tmp/x"], "--tls-dir, --tls-cert, --tls-key and --tls-min-version need --https-port"),
     (["--https-port", "0", "--tls-cert", "a.pem"], "--tls-cert and --tls-key go together"),
     (["--https-port", "70000"], "--https-port must be 0...65535"),
     (["--https-port", "0", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"],
@@ -354,3 +354,32 @@ def test_a_damaged_ca_folder_is_refused_naming_the_file(tmp_path):
     assert result.returncode != 0
     assert f"{directory / 'ca.pem'}: not a PEM certificate" in result.stderr
     assert (directory / "ca.pem").read_text() == "garbage"
+
+
+def keys_over(port: int, version: ssl.TLSVersion) -> str:
+    """`/auth/keys` over a TLS connection of exactly `version` (OpenSSL's security level lowered so that the
+    client may offer 1.0 and 1.1 at all): the status line, or the handshake's failure."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.set_ciphers("DEFAULT:@SECLEVEL=0")
+    context.minimum_version = context.maximum_version = version
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as raw, \
+                context.wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"GET /auth/keys HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            return tls.recv(64).decode().split("\r\n")[0]
+    except (ssl.SSLError, ConnectionResetError) as error:
+        return f"refused: {error}"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # ssl.TLSVersion.TLSv1 and TLSv1_1 are deprecated names
+def test_tls_1_0_and_1_1_are_refused_unless_the_floor_is_lowered(https, tls_dir):
+    assert keys_over(https.port, ssl.TLSVersion.TLSv1).startswith("refused")
+    assert keys_over(https.port, ssl.TLSVersion.TLSv1_1).startswith("refused")
+    assert keys_over(https.port, ssl.TLSVersion.TLSv1_2) == "HTTP/1.1 200 OK"
+    assert "WARNING" not in https.banner
+    with serving("--https-port", "0", "--tls-dir", str(tls_dir), "--tls-min-version", "1.0") as old:
+        assert "WARNING: HTTPS accepts TLS 1.0 and later (--tls-min-version)" in old.banner
+        assert keys_over(https_port(old.banner), ssl.TLSVersion.TLSv1) == "HTTP/1.1 200 OK"
+    refused = run_cli("serve", "--port", "0", "--tls-min-version", "1.1")
+    assert refused.returncode != 0 and "--tls-min-version need --https-port" in refused.stderr

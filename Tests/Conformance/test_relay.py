@@ -237,7 +237,9 @@ class Sink:
         return "250 OK sink"
 
 
-def test_delivered_mail_is_forwarded_upstream(tmp_path):
+@contextlib.contextmanager
+def forwarding_relay():
+    """A server whose relay forwards what it takes to a local SMTP sink (aiosmtpd): yields both."""
     sink = Sink()
     with socket.socket() as probe:  # aiosmtpd's controller needs a fixed port: take a free one
         probe.bind(("127.0.0.1", 0))
@@ -248,25 +250,35 @@ def test_delivered_mail_is_forwarded_upstream(tmp_path):
         upstream = f"127.0.0.1:{port}"
         with serving("--smtp-port", "0", "--relay-forward", upstream) as base_url:
             assert f"forwarding:  every relayed message to {upstream}" in base_url.banner
-            address = relay_address(base_url)
-            with smtplib.SMTP("127.0.0.1", smtp_port(base_url), timeout=10) as smtp:
-                assert smtp.send_message(message(to=address, subject="Your order", body=".\nMAIL FROM:<x@y>\n.leading dot\n")) == {}
-            deadline = time.monotonic() + DEADLINE_SECONDS
-            while not (inbox(base_url) and inbox(base_url)[0].get("forwarded")):
-                assert time.monotonic() < deadline, "the forwarding outcome"
-                time.sleep(0.02)
-            [received] = inbox(base_url)
-            assert received["forwarded"].startswith("accepted by upstream: 250")
-            [forwarded] = sink.messages
-            assert forwarded.rcpt_tos == ["john.hidden@example.com"] and forwarded.mail_from == "news@example.com"
-            assert b"Subject: Your order" in forwarded.content
-            assert forwarded.content.endswith(b"\r\n\r\n.\r\nMAIL FROM:<x@y>\r\n.leading dot\r\n") or \
-                forwarded.content.endswith(b"\n\n.\nMAIL FROM:<x@y>\n.leading dot\n"), forwarded.content  # dots kept, body not run as commands
-            # an idle SMTP connection left open does not keep the server from stopping cleanly
-            idle = socket.create_connection(("127.0.0.1", smtp_port(base_url)), timeout=10)
-        idle.close()
+            yield base_url, sink
     finally:
         controller.stop()
+
+
+def wait_until_forwarded(base_url):
+    """Polls the inbox until its first message has a forwarding outcome."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not (inbox(base_url) and inbox(base_url)[0].get("forwarded")):
+        assert time.monotonic() < deadline, "the forwarding outcome"
+        time.sleep(0.02)
+
+
+def test_delivered_mail_is_forwarded_upstream():
+    with forwarding_relay() as (base_url, sink):
+        address = relay_address(base_url)
+        with smtplib.SMTP("127.0.0.1", smtp_port(base_url), timeout=10) as smtp:
+            assert smtp.send_message(message(to=address, subject="Your order", body=".\nMAIL FROM:<x@y>\n.leading dot\n")) == {}
+        wait_until_forwarded(base_url)
+        [received] = inbox(base_url)
+        assert received["forwarded"].startswith("accepted by upstream: 250")
+        [forwarded] = sink.messages
+        assert forwarded.rcpt_tos == ["john.hidden@example.com"] and forwarded.mail_from == "news@example.com"
+        assert b"Subject: Your order" in forwarded.content
+        assert forwarded.content.endswith(b"\r\n\r\n.\r\nMAIL FROM:<x@y>\r\n.leading dot\r\n") or \
+            forwarded.content.endswith(b"\n\n.\nMAIL FROM:<x@y>\n.leading dot\n"), forwarded.content  # dots kept, body not run as commands
+        # an idle SMTP connection left open does not keep the server from stopping cleanly
+        idle = socket.create_connection(("127.0.0.1", smtp_port(base_url)), timeout=10)
+    idle.close()
 
 
 def test_the_cli_lists_addresses_and_messages_and_sets_sources(relay):
@@ -283,3 +295,54 @@ def test_the_cli_lists_addresses_and_messages_and_sets_sources(relay):
     assert run_cli("relay", "messages", "--persona", "jane", "--url", base_url).stdout == ""
     bad = run_cli("relay", "sources", "MOCKTEAM01", "not a domain", "--url", base_url)
     assert bad.returncode != 0 and "is not a domain or an email address" in bad.stderr
+
+
+def smuggle(port, address, end_of_data: bytes) -> list[bytes]:
+    """One DATA body that hides a second message behind `end_of_data` (a bare-LF or bare-CR "end" as the 2023
+    SMTP smuggling attacks used) and ends properly with <CRLF>.<CRLF>: every reply the relay sent for it."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    reader = sock.makefile("rb")
+    try:
+        assert reader.readline().startswith(b"220 ")
+        for line, expected in ((b"HELO shop.example.com", b"250"), (b"MAIL FROM:<news@example.com>", b"250"),
+                               (f"RCPT TO:<{address}>".encode(), b"250"), (b"DATA", b"354")):
+            sock.sendall(line + b"\r\n")
+            assert reader.readline().startswith(expected)
+        sock.sendall(b"From: news@example.com\r\nSubject: outer\r\n\r\nouter" + end_of_data +
+                     b"MAIL FROM:<news@example.com>\r\nRCPT TO:<" + address.encode() + b">\r\nDATA\r\n"
+                     b"From: news@example.com\r\nSubject: SMUGGLED\r\n\r\nsmuggled\r\n.\r\nQUIT\r\n")
+        return reader.readlines()
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("end_of_data, bare_cr", [(b"\n.\n", False), (b"\r\n.\n", False), (b"\n.\r\n", False),
+                                                  (b"\r.\r", True), (b"\r\n.\r", True)])
+def test_a_bare_lf_or_cr_end_of_data_smuggles_no_second_message(end_of_data, bare_cr):
+    with forwarding_relay() as (base_url, sink):
+        address = relay_address(base_url)
+        replies = smuggle(smtp_port(base_url), address, end_of_data)
+        # One reply to the one message, then QUIT's: nothing after the bare-LF or bare-CR "end" was a command.
+        assert [reply[:9] for reply in replies][-1:] == [b"221 2.0.0"] and len(replies) == 2, replies
+        if bare_cr:
+            # A bare CR: the message is refused (and none is passed on to a server that might take it for a line end).
+            assert replies[0].startswith(b"550 5.5.2 Bare <CR> in the message"), replies
+            assert inbox(base_url) == [] and sink.messages == []
+            return
+        # A bare LF: one message, the would-be second one its text, as Postfix's smtpd_forbid_bare_newline = normalize reads it.
+        assert replies[0].startswith(b"250 2.0.0 OK"), replies
+        [received] = inbox(base_url)
+        assert received["subject"] == "outer" and "Subject: SMUGGLED" in received["body"]
+        wait_until_forwarded(base_url)
+        [forwarded] = sink.messages
+        assert forwarded.content.count(b"Subject: ") == 2 and forwarded.content.startswith(b"From: news@example.com")
+
+
+def test_an_address_with_a_nul_or_a_cr_is_a_syntax_error(relay):
+    _, port = relay
+    with conversation(port) as talk:
+        talk("HELO shop.example.com", "250")
+        talk("MAIL FROM:<news\x00@example.com>", "501 5.5.4")
+        talk("MAIL FROM:<news\r@example.com>", "501 5.5.4")
+        talk("MAIL FROM:<news@example.com>", "250")
+        talk("RCPT TO:<x\x00@privaterelay.appleid.com>", "501 5.5.4")

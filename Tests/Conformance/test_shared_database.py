@@ -5,8 +5,10 @@ notification is sent once, by the other replica when the one sending it dies.
 
 The tests start their own PostgreSQL server (Debian's `postgresql`, which the test command installs) and
 skip with the reason where it is not installed."""
+import contextlib
 import itertools
 import os
+import socket
 import threading
 import time
 
@@ -230,3 +232,85 @@ def test_a_tenant_removed_and_made_again_starts_from_its_scenario_at_every_repli
         assert requests.delete(f"{a}/__admin/tenants/job-b", timeout=10).status_code == 200
         assert requests.post(f"{a}/__admin/tenants", json={"name": "job-b"}, timeout=10).status_code == 201
         assert "user" in sign_in(job_at_b, authorize_url(job_at_b), "jane")
+
+
+@contextlib.contextmanager
+def counting_listener(port: int):
+    """A listener on `port` that accepts each connection and closes it at once, counting them: every
+    attempt a server makes to reach a database that is down (its port taken by this)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(256)
+    listener.settimeout(0.05)
+    accepted, stop = [0], threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # a timeout, or a client that gave up before it was accepted
+                continue
+            accepted[0] += 1
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield accepted
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        listener.close()
+
+
+OUTAGE_SECONDS = 3
+ADMIN_TOKEN = "outage-admin-token-0123456789"
+
+
+def test_while_the_database_is_down_requests_are_refused_at_once_in_apples_shape_and_reconnects_back_off(postgres):
+    database_url = postgres.database(f"world{next(database_numbers)}")
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    with serving("--database-url", database_url, "--admin-token", ADMIN_TOKEN) as server:
+        assert requests.get(f"{server}/auth/keys", timeout=10).status_code == 200
+        postgres.stop()
+        answers, slowest = [], [0.0]
+
+        def hammer(path, method="GET", **kwargs):
+            deadline = time.monotonic() + OUTAGE_SECONDS
+            with requests.Session() as session:  # one keep-alive connection per client, as an RP's HTTP client keeps
+                while time.monotonic() < deadline:
+                    started = time.monotonic()
+                    answer = session.request(method, f"{server}{path}", timeout=10, **kwargs)
+                    slowest[0] = max(slowest[0], time.monotonic() - started)
+                    answers.append((path, answer.status_code, answer.content, dict(answer.headers)))
+
+        with counting_listener(postgres.port) as attempts:
+            workers = [threading.Thread(target=hammer, args=args, kwargs=kwargs) for args, kwargs in (
+                (("/auth/keys",), {}), (("/.well-known/openid-configuration",), {}),
+                (("/auth/token", "POST"), {"data": {"client_id": WEB_CLIENT, "grant_type": "authorization_code", "code": "c"}}),
+                (("/auth/revoke", "POST"), {"data": {"client_id": WEB_CLIENT, "token": "t"}}))]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join(timeout=60)
+            connections = attempts[0]
+        # Answered at once, far more often than the database was tried (one try per request before).
+        assert len(answers) >= 200 and slowest[0] < 1.0, (len(answers), slowest[0])
+        assert connections <= 12, f"{connections} connection attempts for {len(answers)} requests in {OUTAGE_SECONDS} s"
+        # Apple's shape: the status alone, nothing of the database.
+        for path, status, content, headers in answers:
+            assert status == 503 and content == b"" and headers["Server"] == "Apple", (path, status, content)
+            assert str(postgres.port) not in str(headers), headers
+        # The admin API: its guard first (no token, no detail), then the reason for those it admits.
+        assert requests.get(f"{server}/__admin/health", timeout=10).status_code == 401
+        health = requests.get(f"{server}/__admin/health", headers=admin, timeout=10)
+        assert health.status_code == 503 and health.json()["error"] == "state_not_saved"
+        assert "cannot be reached" in health.json()["message"]
+        postgres.start()
+        wait_for(lambda: requests.get(f"{server}/auth/keys", timeout=10).status_code == 200, "the server to reach the database again")
+        journal = requests.get(f"{server}/__admin/journal", headers=admin, timeout=10).json()["entries"]
+        refused = [entry for entry in journal if entry["status"] == 503]
+        assert {entry["endpoint"] for entry in refused} >= {"/auth/keys", "/auth/token", "/auth/revoke"}
+        assert all("the world's store cannot be used" in entry["reason"] for entry in refused)
+        assert "reachable again" in server.log_path.read_text()

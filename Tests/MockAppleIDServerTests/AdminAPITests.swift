@@ -24,7 +24,7 @@ struct AdminAPITests {
             try await client.execute(uri: "/__admin/reset", method: .post) { #expect($0.status == .unsupportedMediaType) }
             try await client.execute(uri: "/__admin/reset", method: .post, headers: Self.json) { #expect($0.status == .ok) }
             #expect(provider.journal.entries().isEmpty)
-            #expect(await provider.consent(personaID: "jane", clientID: Harness.webClient) == nil)
+            #expect(provider.consent(personaID: "jane", clientID: Harness.webClient) == nil)
         }
     }
 
@@ -173,7 +173,7 @@ struct AdminAPITests {
             try await client.execute(uri: "/__admin/auto-approve", method: .delete) { response in
                 #expect(response.json?["autoApprove"] == .null)
             }
-            #expect(await provider.autoApprove() == nil)
+            #expect(provider.autoApprove() == nil)
         }
     }
 

@@ -42,7 +42,7 @@ struct EndToEndTests {
             #expect(try CompactJWS(compact: tokens.idToken).payload["nonce"] == .string("abc"))
             let again = try await server.signIn(persona: "john")
             #expect(again.user == nil)
-            try await server.provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: "kim@example.com"))
+            try server.provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: "kim@example.com"))
             let kim = try await server.signIn(persona: "kim", name: PersonName(firstName: "K", lastName: "L"))
             #expect(kim.user == #"{"name":{"firstName":"K","lastName":"L"},"email":"kim@example.com"}"#)
             try server.clock.advance(by: 301)
@@ -65,8 +65,8 @@ struct EndToEndTests {
             try await MockAppleIDTestServer.withRunning { second in
                 #expect(first.port != second.port)
                 _ = try await first.signIn(persona: "jane")
-                #expect(await first.provider.consent(personaID: "jane", clientID: "com.example.web") != nil)
-                #expect(await second.provider.consent(personaID: "jane", clientID: "com.example.web") == nil)
+                #expect(first.provider.consent(personaID: "jane", clientID: "com.example.web") != nil)
+                #expect(second.provider.consent(personaID: "jane", clientID: "com.example.web") == nil)
             }
         }
     }

@@ -25,7 +25,7 @@ struct HTTPSTests {
 
     private static func verify(_ leaf: Certificate, by authority: LocalCertificateAuthority, host: String) async -> Bool {
         var verifier = Verifier(rootCertificates: CertificateStore([authority.certificate])) {
-            RFC5280Policy(validationTime: Date())
+            RFC5280Policy()
             ServerIdentityPolicy(serverHostname: host, serverIP: nil)
         }
         if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) { return true }
@@ -145,5 +145,47 @@ struct HTTPSTests {
         try finished.writeInbound(HTTPRequestPart.end(nil))
         finished.embeddedEventLoop.advanceTime(by: .seconds(120))
         #expect(finished.isActive)
+    }
+
+    /// Whether a client that speaks at most `newest` gets `/auth/keys` from an HTTPS listener that accepts `floor` and later.
+    private static func handshake(clientNewest newest: TLSVersion, serverFloor floor: TLSProtocolVersion) async throws -> Bool {
+        let provider = try AppleIDProvider(scenario: BuiltInScenario.load())
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: .critical)
+        configuration.https = HTTPSConfiguration(port: 0, identity: .temporaryCA, minimumVersion: floor)
+        let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
+        let group = MockAppleIDServer(provider: provider, configuration: configuration) { continuation.yield($0) }.makeServiceGroup()
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let running = try #require(await started.first { _ in true })
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            tls.minimumTLSVersion = .tlsv1
+            tls.maximumTLSVersion = newest
+            tls.applicationProtocols = ["http/1.1"]
+            var once = HTTPClient.Configuration(tlsConfiguration: tls)
+            once.connectionPool.retryConnectionEstablishment = false
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: once)
+            let served: Bool
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(running.httpsPort ?? 0)/auth/keys"),
+                                                        timeout: .seconds(10))
+                served = response.status == .ok
+            } catch {
+                served = false
+            }
+            try await client.shutdown()
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return served
+        }
+    }
+
+    @Test("HTTPS refuses TLS 1.0 and 1.1 (a real socket), accepts 1.2; a lowered floor admits an old client")
+    func tlsFloor() async throws {
+        #expect(try await !Self.handshake(clientNewest: .tlsv1, serverFloor: .default))
+        #expect(try await !Self.handshake(clientNewest: .tlsv11, serverFloor: .default))
+        #expect(try await Self.handshake(clientNewest: .tlsv12, serverFloor: .default))
+        #expect(try await Self.handshake(clientNewest: .tlsv11, serverFloor: .tls1_0))
+        #expect(try await !Self.handshake(clientNewest: .tlsv12, serverFloor: .tls1_3))
     }
 }

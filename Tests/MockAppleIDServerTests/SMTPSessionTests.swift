@@ -1,6 +1,8 @@
 import Foundation
 import MockAppleID
 @testable import MockAppleIDServer
+import NIOCore
+import NIOEmbedded
 import Testing
 
 /// The relay's SMTP conversation without a socket: replies to each line, transaction order, DATA
@@ -87,5 +89,47 @@ struct SMTPSessionTests {
         let errors = (0..<9).map { _ in session.handle(.text("BOGUS")) }
         #expect(errors.allSatisfy { !$0.close })
         #expect(session.handle(.text("BOGUS")) == SMTPSession.Response(lines: ["421 4.7.0 Too many errors, closing"], close: true))
+    }
+
+    @Test("only <CRLF>.<CRLF> ends a message: a bare-LF line is a line of it, its `.` too; a bare CR refuses the message")
+    func bareNewlines() throws {
+        var (session, provider, address) = try Self.session()
+        _ = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "From: news@example.com",
+                                    "Subject: outer", "", "outer"])
+        for smuggled in [SMTPLine.bareLF("."), .bareLF("MAIL FROM:<news@example.com>"), .text("RCPT TO:<\(address)>"), .bareLF("DATA"),
+                         .text(".")] {
+            #expect(session.isMessageText(smuggled))
+            #expect(session.handle(smuggled).lines.isEmpty)
+        }
+        #expect(session.handle(.text(".")).lines.first?.hasPrefix("250 2.0.0 OK") == true)
+        let message = try #require(provider.relayMessages().last)
+        #expect(message.subject == "outer" && message.body == "outer\n\nMAIL FROM:<news@example.com>\nRCPT TO:<\(address)>\nDATA\n\n")
+        #expect(provider.relayMessages().count == 1)
+
+        _ = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "From: news@example.com", ""])
+        #expect(session.handle(.bareCR("a\r.\rb", endedInCRLF: false)).lines.isEmpty)
+        #expect(session.handle(.text(".")).lines.isEmpty)  // after a bare LF: a line of the message
+        #expect(Self.replies(&session, ["more", "."]) == [SMTPSession.bareCRRefusal])
+        #expect(provider.relayMessages().count == 1)
+        #expect(session.handle(.bareLF("NOOP")).lines == ["250 2.0.0 OK"])  // commands are read leniently
+    }
+
+    @Test("an address with a NUL, a CR or another control character is a syntax error")
+    func controlCharactersInAddresses() throws {
+        var (session, _, address) = try Self.session()
+        let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news\u{0}@example.com>", "MAIL FROM:<news\r@example.com>",
+                                              "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)\u{7F}>", "RCPT TO:<\(address)>"])
+        #expect(replies.map { String($0.prefix(9)) } == ["250 smtp1", "501 5.5.4", "501 5.5.4", "250 2.1.0", "501 5.5.4", "250 2.1.5"])
+    }
+
+    @Test("the line decoder tells CRLF lines from bare-LF and bare-CR ones, and drops an over-long line as it arrives")
+    func lineDecoder() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(SMTPLineDecoder(limit: 16)))
+        try channel.writeInbound(ByteBuffer(string: "EHLO a\r\nouter\n.\nx\ry\r\nplain\r\r\n" + String(repeating: "z", count: 40)))
+        try channel.writeInbound(ByteBuffer(string: "zz\r\n.\r\n"))
+        var lines: [SMTPLine] = []
+        while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
+        #expect(lines == [.text("EHLO a"), .bareLF("outer"), .bareLF("."), .bareCR("x\ry", endedInCRLF: true), .bareCR("plain\r", endedInCRLF: true), .tooLong, .text(".")])
+        _ = try channel.finish()
     }
 }

@@ -19,17 +19,40 @@ struct AdminGuard: RouterMiddleware {
     /// Host names besides loopback ones that a tokenless request may name in `Host` (the bound and public hosts).
     let hostNames: Set<String>
 
-    private static let writeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch]
+    static let writeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch]
     private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     private static let origin = HTTPField.Name("Origin")!
 
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+        guard Self.covers(request.uri.path) else { return try await next(request, context) }
         try admit(request)
         try refuseCrossSite(request)
-        if Self.writeMethods.contains(request.method) { try request.requireJSONContentType() }
         return try await next(request, context)
     }
+
+    /// Writes must be declared `application/json` (which a cross-site form cannot send): checked on the
+    /// routes themselves, so that a path that does not take the method answers 405 first.
+    struct JSONWrites: RouterMiddleware {
+        typealias Context = BasicRequestContext
+
+        func handle(_ request: Request, context: BasicRequestContext,
+                    next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+            if AdminGuard.writeMethods.contains(request.method) { try request.requireJSONContentType() }
+            return try await next(request, context)
+        }
+    }
+
+    /// Whether `path` is the admin API's (the guard stands before every other middleware that may answer,
+    /// so nothing under the prefix answers a client it would refuse). Read as the router reads it: by
+    /// its first component, empty ones skipped (`//__admin/health` is routed to the admin API too).
+    static func covers(_ path: String) -> Bool {
+        let components = path.drop { $0 == "/" }
+        guard components.hasPrefix(adminComponent) else { return false }
+        return components.dropFirst(adminComponent.count).first.map { $0 == "/" } ?? true
+    }
+
+    private static let adminComponent = AdminRoutes.prefix.dropFirst()
 
     private func admit(_ request: Request) throws(AdminError) {
         guard let token else {

@@ -14,7 +14,8 @@ struct AdminRoutes: Sendable {
     let tenants: TenantRegistry?
 
     func register(on router: RecordingRouter) {
-        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
+        // Guarded by ``AdminGuard``, which the server puts before its other middleware.
+        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard.JSONWrites())
         admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
         admin.get("openapi.yaml") { _, _ in
             let document = tenants == nil ? AdminOpenAPIDocument.tenant(base: configuration.pathPrefix) : AdminOpenAPIDocument.server

@@ -28,8 +28,9 @@ struct AuthorizePageError: HTTPResponseError {
     }
 }
 
-/// A transport fault: the status it names, with an empty body.
-struct FaultResponseError: HTTPResponseError {
+/// A server-side failure as Apple's endpoints answer it: the status alone, with an empty body and nothing
+/// of why (a transport fault, or a store that cannot be used; the journal and the log say why).
+struct BareStatusError: HTTPResponseError {
     let status: HTTPResponse.Status
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

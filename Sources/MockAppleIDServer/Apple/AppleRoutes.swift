@@ -46,7 +46,7 @@ struct AppleRoutes: Sendable {
             if let deferred = DeferredDelay.current { deferred.add(.seconds(seconds)) } else { try await Task.sleep(for: .seconds(seconds)) }
         case let .tokenServerError(status), let .keysUnavailable(status):
             provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: status, reason: "fault applied: \(fault)")
-            throw FaultResponseError(status: .init(code: status))
+            throw BareStatusError(status: .init(code: status))
         case .tokenError, .idToken:
             return
         }

@@ -55,7 +55,7 @@ struct RelayForwarder: Sendable {
                 if let command { try await outbound.write(ByteBuffer(string: command + "\r\n")) }
                 var reply = ""
                 while let line = try await replies.next() {
-                    guard case let .text(text) = line else { continue }
+                    guard let text = line.lenientText else { continue }
                     reply = text
                     if text.count < 4 || text[text.index(text.startIndex, offsetBy: 3)] != "-" { break }
                 }

@@ -2,13 +2,38 @@ import NIOCore
 
 /// A line of an SMTP conversation, or the mark of one longer than the limit (its bytes discarded).
 enum SMTPLine: Sendable, Equatable {
+    /// A line that ended in CRLF and holds no other CR.
     case text(String)
+    /// A line that ended in a bare LF (RFC 5321 §2.3.8 allows none): read as if it ended in CRLF, except
+    /// that `.` on such a line does not end a message, so no second message can hide behind it ("SMTP
+    /// smuggling").
+    case bareLF(String)
+    /// A line that holds a bare CR, which some servers take for a line end: refused in message text, so
+    /// that none is passed on. It ended in CRLF, or in a bare LF.
+    case bareCR(String, endedInCRLF: Bool)
     case tooLong
+
+    /// Whether the line ended in a bare LF.
+    var endedInBareLF: Bool {
+        switch self {
+        case .bareLF, .bareCR(_, endedInCRLF: false): return true
+        case .text, .bareCR, .tooLong: return false
+        }
+    }
+
+    /// The line's text however it ended (nil for a line too long).
+    var lenientText: String? {
+        switch self {
+        case let .text(text), let .bareLF(text), let .bareCR(text, _): return text
+        case .tooLong: return nil
+        }
+    }
 }
 
-/// Splits the byte stream into lines ending in LF (a CR before it is dropped). A line longer than
-/// `limit` is never buffered whole: its bytes are dropped as they arrive and one ``SMTPLine/tooLong``
-/// stands for it, so a peer that never sends a line end costs no memory.
+/// Splits the byte stream into lines ending in LF, telling a line that ended in CRLF from one that
+/// ended in a bare LF and from one that holds a bare CR. A line longer than `limit` is never buffered whole: its
+/// bytes are dropped as they arrive and one ``SMTPLine/tooLong`` stands for it, so a peer that never
+/// sends a line end costs no memory.
 struct SMTPLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = SMTPLine
 
@@ -28,12 +53,16 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
         let length = end - buffer.readerIndex
         var line = buffer.readableBytesView.prefix(length)
         buffer.moveReaderIndex(forwardBy: length + 1)
-        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        let endedInCRLF = line.last == UInt8(ascii: "\r")
+        if endedInCRLF { line = line.dropLast() }
         if discarding || line.count > limit {
             discarding = false
             context.fireChannelRead(wrapInboundOut(.tooLong))
         } else {
-            context.fireChannelRead(wrapInboundOut(.text(String(decoding: line, as: UTF8.self))))
+            let text = String(decoding: line, as: UTF8.self)
+            let read: SMTPLine = line.contains(UInt8(ascii: "\r")) ? .bareCR(text, endedInCRLF: endedInCRLF)
+                : endedInCRLF ? .text(text) : .bareLF(text)
+            context.fireChannelRead(wrapInboundOut(read))
         }
         return .continue
     }

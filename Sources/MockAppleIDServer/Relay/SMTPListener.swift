@@ -93,7 +93,9 @@ final class SMTPListener: Sendable {
                         try await provider.world.waitUntilSaved(ticket)
                     }
                 } catch {
-                    response = SMTPSession.Response(lines: ["451 4.3.0 Not saved: \(error.message.prefix(200))"], close: true)
+                    // The store's insides (its address, the driver's words) go to the log, not to the sender.
+                    logger.error("SMTP relay: a change was not saved, the connection is closed: \(error.message)")
+                    response = SMTPSession.Response(lines: ["451 4.3.0 Requested action aborted: local error in processing"], close: true)
                 }
                 if !response.lines.isEmpty {
                     try await outbound.write(ByteBuffer(string: response.lines.map { $0 + "\r\n" }.joined()))

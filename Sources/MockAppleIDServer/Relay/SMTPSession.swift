@@ -37,6 +37,8 @@ struct SMTPSession {
     private var phase = Phase.connected
     private var message: [UInt8] = []
     private var messageFailure: String?
+    /// The message's last line ended in a bare LF: a `.` after it does not end the message.
+    private var afterBareLF = false
     private var errors = 0
 
     init(relay: AppleIDProvider, limits: Limits) {
@@ -47,17 +49,17 @@ struct SMTPSession {
     /// The banner sent on connect.
     var greeting: String { "220 \(Self.hostName) ESMTP mock-appleid private relay" }
 
-    /// Whether `line` is message text, which changes nothing until the message ends (`.`).
+    /// Whether `line` is message text, which changes nothing until the message ends (`.` on a line
+    /// that ended in CRLF, after one that did).
     func isMessageText(_ line: SMTPLine) -> Bool {
         guard case .data = phase else { return false }
-        if case let .text(text) = line, text == "." { return false }
-        return true
+        return line != .text(".") || afterBareLF
     }
 
     /// The reply to one line.
     mutating func handle(_ line: SMTPLine) -> Response {
         if case let .data(from, to) = phase { return readData(line, from: from, to: to) }
-        guard case let .text(text) = line, text.utf8.count <= limits.commandLength else { return failed("500 5.5.2 Line too long") }
+        guard let text = line.lenientText, text.utf8.count <= limits.commandLength else { return failed("500 5.5.2 Line too long") }
         let (verb, argument) = Self.split(text)
         switch verb {
         case "EHLO", "HELO":
@@ -76,6 +78,7 @@ struct SMTPSession {
             phase = .data(from: from, to: to)
             message = []
             messageFailure = nil
+            afterBareLF = false
             return Response(lines: ["354 End data with <CR><LF>.<CR><LF>"])
         case "RSET":
             if case .connected = phase {} else { phase = .greeted }
@@ -137,19 +140,29 @@ struct SMTPSession {
     }
 
     private mutating func readData(_ line: SMTPLine, from: String, to: [String]) -> Response {
-        guard case var .text(text) = line else {
+        // Only <CRLF>.<CRLF> ends a message. A line that ended in a bare LF is a line of the message (as
+        // Postfix's `smtpd_forbid_bare_newline = normalize` takes it), and so is a `.` on it or after it;
+        // a bare CR refuses the message.
+        defer { afterBareLF = line.endedInBareLF }
+        let text: String
+        switch line {
+        case .text(".") where !afterBareLF: return finishData(from: from, to: to)
+        case let .text(line), let .bareLF(line): text = line
+        case .bareCR:
+            messageFailure = messageFailure ?? Self.bareCRRefusal
+            return Response()
+        case .tooLong:
             messageFailure = messageFailure ?? "500 5.5.2 Line too long"
             return Response()
         }
-        if text == "." { return finishData(from: from, to: to) }
-        if text.hasPrefix(".") { text.removeFirst() }
+        let unstuffed = text.hasPrefix(".") ? text.dropFirst() : Substring(text)
         guard messageFailure == nil else { return Response() }
-        if message.count + text.utf8.count + 2 > limits.messageSize {
+        if message.count + unstuffed.utf8.count + 2 > limits.messageSize {
             messageFailure = "552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes"
             message = []
             return Response()
         }
-        message += text.utf8
+        message += unstuffed.utf8
         message += [13, 10]
         return Response()
     }
@@ -161,6 +174,9 @@ struct SMTPSession {
         let outcome = relay.deliverRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
         return Response(lines: [outcome.reply])
     }
+
+    /// The reply to a message with a bare CR in it.
+    static let bareCRRefusal = "550 5.5.2 Bare <CR> in the message: lines end in <CR><LF> (RFC 5321 §2.3.8)"
 
     /// Counts a bad command; too many and the relay hangs up.
     private mutating func failed(_ reply: String) -> Response {
@@ -176,13 +192,15 @@ struct SMTPSession {
         return (trimmed[..<space].uppercased(), trimmed[space...].trimmingCharacters(in: .whitespaces))
     }
 
-    /// `FROM:<a@b> PARAM=1` → (`a@b`, [`PARAM=1`]); nil when the keyword or the angle brackets are missing.
+    /// `FROM:<a@b> PARAM=1` → (`a@b`, [`PARAM=1`]); nil when the keyword or the angle brackets are missing,
+    /// or the address holds a space, an angle bracket or a control character (a NUL, a CR: RFC 5321's
+    /// addresses have none, and one would be passed on to the upstream server when forwarding).
     static func path(_ argument: String, keyword: String) -> (String, [String])? {
         guard argument.uppercased().hasPrefix(keyword) else { return nil }
         let rest = argument.dropFirst(keyword.count).trimmingCharacters(in: .whitespaces)
         guard rest.hasPrefix("<"), let close = rest.firstIndex(of: ">") else { return nil }
         let path = String(rest[rest.index(after: rest.startIndex)..<close])
-        guard !path.contains(where: { $0 == "<" || $0 == " " }) else { return nil }
+        guard !path.unicodeScalars.contains(where: { $0 == "<" || $0 == " " || $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         let parameters = rest[rest.index(after: close)...].split(separator: " ").map(String.init)
         return (path, parameters)
     }

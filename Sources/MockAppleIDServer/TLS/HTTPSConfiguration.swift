@@ -8,11 +8,39 @@ public struct HTTPSConfiguration: Sendable {
     public var port: Int
     /// Where the certificate comes from.
     public var identity: TLSIdentity
+    /// The oldest TLS version a client may use: 1.2, as Apple's servers and current browsers require,
+    /// unless a test of an old client lowers it.
+    public var minimumVersion: TLSProtocolVersion
 
-    /// HTTPS on `port` presenting `identity`.
-    public init(port: Int, identity: TLSIdentity) {
+    /// HTTPS on `port` presenting `identity`, refusing clients older than `minimumVersion`.
+    public init(port: Int, identity: TLSIdentity, minimumVersion: TLSProtocolVersion = .default) {
         self.port = port
         self.identity = identity
+        self.minimumVersion = minimumVersion
+    }
+}
+
+/// A TLS protocol version, as `serve --tls-min-version` spells it.
+public enum TLSProtocolVersion: String, Sendable, CaseIterable, Comparable {
+    case tls1_0 = "1.0"
+    case tls1_1 = "1.1"
+    case tls1_2 = "1.2"
+    case tls1_3 = "1.3"
+
+    /// The floor Apple's servers keep.
+    public static let `default` = TLSProtocolVersion.tls1_2
+
+    var nio: TLSVersion {
+        switch self {
+        case .tls1_0: return .tlsv1
+        case .tls1_1: return .tlsv11
+        case .tls1_2: return .tlsv12
+        case .tls1_3: return .tlsv13
+        }
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
 
@@ -39,6 +67,7 @@ struct TLSServerIdentity: Sendable {
         var configuration: TLSConfiguration
         (authority, configuration) = try Self.resolve(https.identity, now: now)
         configuration.applicationProtocols = GuardedHTTPSChannel.applicationProtocols
+        configuration.minimumTLSVersion = https.minimumVersion.nio
         do { context = try NIOSSLContext(configuration: configuration) } catch {
             throw TLSSetupError("the HTTPS certificate and key cannot be used together: \(error)")
         }

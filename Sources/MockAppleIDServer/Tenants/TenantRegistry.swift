@@ -129,15 +129,19 @@ public final class TenantRegistry: Sendable {
     /// (a tenant another server made is served here too; one it removed is dropped here).
     func follow() async {
         guard let store, store.isShared else { return }
+        // Logged once per run of failures: while the database is down this loop tries every interval.
+        var failing = false
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.followInterval) } catch { return }
             // Only tenants served before the store is read may be dropped: one made since is not in what it returns.
             let served = all.map(\.name)
             let records: [TenantRecord]
             do throws(StateStoreError) { records = try await store.tenants() } catch {
-                logger.notice("tenants: \(error.message)")
+                if !failing { logger.notice("tenants: \(error.message)") }
+                failing = true
                 continue
             }
+            failing = false
             // A tenant removed and made again (perhaps from another scenario) is served afresh.
             let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
             for record in remade { await drop(record.name, from: store) }

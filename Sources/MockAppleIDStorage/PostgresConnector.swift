@@ -1,0 +1,43 @@
+import Logging
+import MockAppleID
+import PostgresNIO
+
+/// Opens the connections of one ``PostgresStore`` (its world's, its tenants', the notification
+/// sender's), backing off while the database cannot be reached (``ReconnectBackoff``): a request then
+/// fails at once with the last failure, instead of opening a connection of its own. The log says when
+/// the database was lost and when it came back.
+final class PostgresConnector: Sendable {
+    let address: PostgresAddress
+    private let logger: Logger
+    private let backoff: ReconnectBackoff
+
+    init(address: PostgresAddress, logger: Logger, backoff: ReconnectBackoff = ReconnectBackoff()) {
+        self.address = address
+        self.logger = logger
+        self.backoff = backoff
+    }
+
+    /// A new connection, within the configuration's connect timeout; refused at once while backing off.
+    func connect() async throws(StateStoreError) -> PostgresConnection {
+        if case let .refused(reason, remaining) = backoff.admit() {
+            throw StateStoreError("\(address.name): cannot be reached (\(reason)); the next attempt is in \(Self.seconds(remaining)) s")
+        }
+        do {
+            let connection = try await DatabaseStep.connect(address.configuration, logger: logger)
+            if backoff.succeeded() { logger.notice("\(address.name): reachable again") }
+            return connection
+        } catch {
+            let reason = PostgresStore.describe(error)
+            if backoff.failed(reason).first {
+                logger.error("\(address.name): cannot be reached (\(reason)); requests are refused while it is retried, at most every \(Self.seconds(ReconnectBackoff.longestDelay)) s")
+            }
+            throw StateStoreError("\(address.name): cannot be reached: \(reason)")
+        }
+    }
+
+    /// `remaining` in seconds with one decimal.
+    private static func seconds(_ duration: Duration) -> String {
+        let tenths = (duration.components.seconds * 10) + duration.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

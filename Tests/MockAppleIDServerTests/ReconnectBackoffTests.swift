@@ -1,0 +1,63 @@
+@testable import MockAppleIDStorage
+import Synchronization
+import Testing
+
+/// While a database cannot be reached, connections are tried at most once per delay that doubles from
+/// 50 ms to 2 s; every other caller is refused at once (over a real socket:
+/// Tests/Conformance/test_shared_database.py, the outage test).
+@Suite("reconnect backoff")
+struct ReconnectBackoffTests {
+    /// A clock the test moves.
+    final class Clock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(by duration: Duration) { instant.withLock { $0 = $0.advanced(by: duration) } }
+    }
+
+    @Test("after a failure: refused with the reason until the delay passes, then one caller at a time tries; success ends it")
+    func schedule() {
+        let clock = Clock()
+        let backoff = ReconnectBackoff(now: { clock.now }, random: { 0 })
+        #expect(backoff.admit() == .attempt && backoff.admit() == .attempt)  // reachable: every caller connects
+        #expect(backoff.failed("connection refused") == (.milliseconds(50), true))
+        #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .milliseconds(50)))
+        clock.advance(by: .milliseconds(49))
+        #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .milliseconds(1)))
+        clock.advance(by: .milliseconds(1))
+        #expect(backoff.admit() == .attempt)
+        #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .zero))  // one probe at a time
+        #expect(backoff.failed("timed out") == (.milliseconds(100), false))
+        clock.advance(by: .milliseconds(100))
+        #expect(backoff.admit() == .attempt)
+        #expect(backoff.succeeded())
+        #expect(backoff.admit() == .attempt && backoff.admit() == .attempt)
+        #expect(!backoff.succeeded())
+    }
+
+    @Test("the delay doubles up to 2 s, and jitter shortens it by up to half")
+    func delays() {
+        let full = (1...9).map { ReconnectBackoff.delay(afterFailures: $0, jitter: 0) }
+        #expect(full == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800),
+                         .milliseconds(1600), .seconds(2), .seconds(2), .seconds(2)])
+        #expect(ReconnectBackoff.delay(afterFailures: 1000, jitter: 0) == .seconds(2))
+        #expect(ReconnectBackoff.delay(afterFailures: 3, jitter: 0.5) == .milliseconds(150))
+        let shortest = ReconnectBackoff.delay(afterFailures: 7, jitter: 0.999_999)
+        #expect(shortest >= .seconds(1) && shortest < .milliseconds(1002))
+    }
+
+    @Test("a minute of callers every millisecond against a database that stays down: at most one attempt per delay")
+    func boundedAttempts() {
+        let clock = Clock()
+        let backoff = ReconnectBackoff(now: { clock.now }, random: { 0.5 })
+        var attempts = 0
+        for _ in 0..<60_000 {
+            if backoff.admit() == .attempt {
+                attempts += 1
+                backoff.failed("connection refused")
+            }
+            clock.advance(by: .milliseconds(1))
+        }
+        // 6 delays to reach the longest, then one per 1.5 s (2 s shortened by a quarter): about 45, not 60,000.
+        #expect((40...50).contains(attempts), "\(attempts)")
+    }
+}
