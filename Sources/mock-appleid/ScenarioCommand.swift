@@ -4,10 +4,18 @@ import MockAppleID
 import MockAppleIDServer
 import Synchronization
 
-/// `mock-appleid scenario check FILE` and `mock-appleid scenario run FILE`.
+/// `mock-appleid scenario check FILE`, `mock-appleid scenario run FILE` and `mock-appleid scenario reference`.
 struct ScenarioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "scenario", abstract: "Work with scenario files.", subcommands: [Check.self, Run.self])
+        commandName: "scenario", abstract: "Work with scenario files.", subcommands: [Check.self, Run.self, Reference.self])
+
+    struct Reference: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reference",
+            abstract: "Print every key a scenario file may use, with its type, default and meaning (a Markdown table).")
+
+        func run() { print(ScenarioSchema.referenceTable) }
+    }
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

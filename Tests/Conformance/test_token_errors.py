@@ -60,12 +60,6 @@ def test_missing_kid_is_invalid_client(base_url):
     assert response.json() == {"error": "invalid_client"}
 
 
-def test_json_body_is_invalid_request(base_url):
-    response = requests.post(f"{base_url}/auth/token", timeout=10, json={
-        "client_id": WEB_CLIENT, "client_secret": client_secret(base_url), "grant_type": "authorization_code", "code": "c"})
-    assert response.status_code == 400 and response.json() == {"error": "invalid_request"}
-
-
 def test_reused_code(base_url):
     code = sign_in(base_url, authorize_url(base_url))["code"]
     assert exchange(base_url, code).status_code == 200

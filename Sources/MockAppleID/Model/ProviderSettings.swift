@@ -23,12 +23,50 @@ public struct ProviderSettings: Sendable, Equatable {
     public static let refreshTokensPerClientRange = 1...100_000
     /// List `/auth/keys` in a different order on each fetch, as Apple's does (an RP that takes `keys[0]` fails).
     public var shuffleJWKS: Bool = false
+    /// Where Apple's technote and Apple's observed answers differ: the default follows the technote.
+    public var errors = ErrorAnswers()
     /// How identity tokens are shaped.
     public var claims = ClaimOptions()
     /// How server-to-server notifications are shaped and retried.
     public var notifications = NotificationOptions()
     /// How the private email relay takes mail.
     public var relay = RelayOptions()
+
+    public init() {}
+}
+
+/// The answers to requests that TN3107 ("Resolving Sign in with Apple response errors") names, where an
+/// answer observed from Apple differs: each default is the technote's, each alternative an observed one
+/// (docs/apple-reference.md §2.4 gives the sources).
+public struct ErrorAnswers: Sendable, Equatable {
+    /// `/auth/revoke` with a `token_type_hint` that names the other kind of token.
+    public enum HintMismatch: String, Sendable, CaseIterable {
+        /// Refused with `invalid_request`, as TN3107 has it.
+        case invalidRequest = "invalid_request"
+        /// Revoked all the same (the hint only says which kind is looked up first), as RFC 7009 allows.
+        case ignore
+    }
+
+    /// A client secret whose `iat` or `exp` has a fraction of a second (RFC 7519 allows it).
+    public enum FractionalTimes: String, Sendable, CaseIterable {
+        /// Compared as numbers, as JWT libraries do.
+        case accept
+        /// `invalid_client`.
+        case refuse
+    }
+
+    public var revokeHintMismatch = HintMismatch.invalidRequest
+    /// A refresh token whose persona stopped using Sign in with Apple with the app (TN3107:
+    /// `invalid_request`, "the user has revoked authorization for the client"; or `invalid_grant`).
+    public var refreshAfterConsentRevoked = AppleErrorCode.invalidRequest
+    /// A token or revoke request whose body is not `application/x-www-form-urlencoded` (TN3107:
+    /// `invalid_request`; `invalid_client` and `unsupported_grant_type` were observed).
+    public var nonFormBody = AppleErrorCode.invalidRequest
+    public var clientSecretFractionalTimes = FractionalTimes.accept
+
+    /// The codes each knob may take.
+    public static let refreshAfterConsentRevokedCodes: [AppleErrorCode] = [.invalidRequest, .invalidGrant]
+    public static let nonFormBodyCodes: [AppleErrorCode] = [.invalidRequest, .invalidClient, .unsupportedGrantType]
 
     public init() {}
 }

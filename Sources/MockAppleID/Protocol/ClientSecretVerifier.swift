@@ -24,13 +24,21 @@ public struct ClientSecretVerifier: Sendable {
             return .failure(.wrongAudience(claims["aud"]?.serialized, expected: settings.clientSecretAudience))
         }
         let nowSeconds = now.timeIntervalSince1970
-        guard let iat = claims["iat"]?.int64Value else { return .failure(.missingIssuedAt) }
-        let ahead = TimeInterval(iat) - nowSeconds
+        let iat: TimeInterval
+        switch numericDate(claims["iat"], "iat", missing: .missingIssuedAt) {
+        case let .success(seconds): iat = seconds
+        case let .failure(failure): return .failure(failure)
+        }
+        let ahead = iat - nowSeconds
         guard ahead <= settings.clientSecretIssuedAtTolerance else {
             return .failure(.issuedInFuture(seconds: TimeRange.wholeSecondsInt(ahead)))
         }
-        guard let exp = claims["exp"]?.int64Value else { return .failure(.missingExpiry) }
-        let remaining = TimeInterval(exp) - nowSeconds
+        let exp: TimeInterval
+        switch numericDate(claims["exp"], "exp", missing: .missingExpiry) {
+        case let .success(seconds): exp = seconds
+        case let .failure(failure): return .failure(failure)
+        }
+        let remaining = exp - nowSeconds
         guard remaining > 0 else { return .failure(.expired(secondsAgo: TimeRange.wholeSecondsInt(-remaining))) }
         guard remaining <= settings.clientSecretMaxLifetime else {
             return .failure(.lifetimeTooLong(seconds: TimeRange.wholeSecondsInt(remaining),
@@ -67,6 +75,15 @@ public struct ClientSecretVerifier: Sendable {
         return .success(jws.payload)
     }
 
+    /// A NumericDate claim (RFC 7519: seconds, which may have a fraction) as seconds since 1970. A fraction
+    /// is refused when `errors.clientSecretFractionalTimes` says so; anything but a number is `missing`.
+    private func numericDate(_ value: JSONValue?, _ claim: String, missing: ClientSecretFailure) -> Result<TimeInterval, ClientSecretFailure> {
+        if let whole = value?.int64Value { return .success(TimeInterval(whole)) }
+        guard let seconds = value?.doubleValue, seconds.isFinite, abs(seconds) < 9e15 else { return .failure(missing) }
+        guard settings.errors.clientSecretFractionalTimes == .accept else { return .failure(.fractionalTime(claim: claim, seconds)) }
+        return .success(seconds)
+    }
+
     /// `aud` as a single string (a one-element array counts, as some libraries send that).
     private func audience(_ value: JSONValue?) -> String? {
         switch value {
@@ -91,6 +108,7 @@ public enum ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvert
     case wrongSubject(String?, expected: String)
     case wrongAudience(String?, expected: String)
     case missingIssuedAt
+    case fractionalTime(claim: String, Double)
     case issuedInFuture(seconds: Int)
     case missingExpiry
     case expired(secondsAgo: Int)
@@ -122,6 +140,8 @@ public enum ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvert
             return "client_secret aud is \(aud ?? "missing"); it must be \"\(expected)\""
         case .missingIssuedAt:
             return "client_secret has no numeric iat"
+        case let .fractionalTime(claim, seconds):
+            return "client_secret \(claim) is \(seconds), not a whole number of seconds (errors.clientSecretFractionalTimes: refuse)"
         case let .issuedInFuture(seconds):
             return "client_secret iat is \(seconds) s in the future (the signer's clock is ahead)"
         case .missingExpiry:

@@ -25,14 +25,16 @@ extension AppleIDProvider {
     /// named by its primary App ID): its codes and tokens end and the next sign-in is a first one.
     public func revokeConsent(personaID: String, clientID: String) throws(PersonaError) {
         let groupID = directory.client(clientID)?.groupID ?? clientID
-        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in
-            try state.revokeConsent(personaID: personaID, groupID: groupID, events: &events)
+        let now = clock.now
+        try world.transition(at: now) { (state, events) throws(PersonaError) in
+            try state.revokeConsent(personaID: personaID, groupID: groupID, at: now, events: &events)
         }
     }
 
     /// Deletes the persona's Apple Account: every grant ends and sign-in is refused until it is re-created.
     public func deleteAccount(personaID: String) throws(PersonaError) {
-        try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.deleteAccount(personaID: personaID, events: &events) }
+        let now = clock.now
+        try world.transition(at: now) { (state, events) throws(PersonaError) in try state.deleteAccount(personaID: personaID, at: now, events: &events) }
     }
 
     /// The headless setting, if on.

@@ -85,7 +85,8 @@ extension AppleIDProvider {
         let accessToken = AppleIdentifiers.opaqueToken(prefix: "a")
         let withIDToken = settings.claims.refreshReturnsIDToken
         let (grant, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
-            let grant = try state.refresh(refreshToken, clientID: client.id, accessToken: accessToken, now: now, limits: grantLimits, events: &events)
+            let grant = try state.refresh(refreshToken, clientID: client.id, accessToken: accessToken, now: now, limits: grantLimits,
+                                          afterConsentRevoked: settings.errors.refreshAfterConsentRevoked, events: &events)
             return (grant, withIDToken ? state.takeFault(.idToken, clientID: client.id, transport: false, events: &events) : nil)
         }
         var idToken: String?
@@ -122,8 +123,9 @@ extension AppleIDProvider {
                 }
                 hint = parsed
             }
-            world.transition(at: now, collecting: &events) { state, events in
-                state.revoke(token, clientID: client.id, hint: hint, now: now, events: &events)
+            let mismatch = settings.errors.revokeHintMismatch
+            try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+                try state.revoke(token, clientID: client.id, hint: hint, refusingMismatch: mismatch == .invalidRequest, now: now, events: &events)
             }
         }
     }

@@ -70,6 +70,7 @@ private struct ScenarioReader {
         if let node = top.optional("claims") { try readClaims(node, into: &settings.claims) }
         if let node = top.optional("notifications") { try readNotifications(node, into: &settings.notifications) }
         if let node = top.optional("relay") { try readRelay(node, into: &settings.relay) }
+        if let node = top.optional("errors") { try readErrors(node, into: &settings.errors) }
         var signingKeys: [SigningKey], activeKID: String, teams: [Team], groups: [AppGroup], personas: [Persona]
         if let base, top.optional("signingKeys") == nil {
             (signingKeys, activeKID) = (base.signingKeys, base.activeSigningKeyID)
@@ -183,6 +184,20 @@ private struct ScenarioReader {
         }
         if let value = map.optional("maxMessageSize") { options.maxMessageSize = try value.integer(in: 1024...RelayOptions.largestMessageSize) }
         if let value = map.optional("inboxCapacity") { options.inboxCapacity = try value.integer(in: 1...RelayOptions.largestInboxCapacity) }
+    }
+
+    private func readErrors(_ node: YAMLCursor, into answers: inout ErrorAnswers) throws(ScenarioError) {
+        let map = try node.mapping(allowed: ScenarioSchema.keys("errors"))
+        if let value = map.optional("revokeHintMismatch") {
+            answers.revokeHintMismatch = try value.oneOf(ErrorAnswers.HintMismatch.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("refreshAfterConsentRevoked") {
+            answers.refreshAfterConsentRevoked = try value.oneOf(ErrorAnswers.refreshAfterConsentRevokedCodes.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("nonFormBody") { answers.nonFormBody = try value.oneOf(ErrorAnswers.nonFormBodyCodes.map { ($0.rawValue, $0) }) }
+        if let value = map.optional("clientSecretFractionalTimes") {
+            answers.clientSecretFractionalTimes = try value.oneOf(ErrorAnswers.FractionalTimes.allCases.map { ($0.rawValue, $0) })
+        }
     }
 
     private func seconds(_ node: YAMLCursor, allowZero: Bool) throws(ScenarioError) -> TimeInterval {

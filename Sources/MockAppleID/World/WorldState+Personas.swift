@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a persona change was refused.
 public enum PersonaError: Error, Equatable, CustomStringConvertible {
     case alreadyExists(String)
@@ -57,21 +59,21 @@ extension WorldState {
     }
 
     /// The user stops using Sign in with Apple with an app group: its consent, codes and tokens end.
-    mutating func revokeConsent(personaID: String, groupID: String, events: inout [DomainEvent]) throws(PersonaError) {
+    mutating func revokeConsent(personaID: String, groupID: String, at now: Date, events: inout [DomainEvent]) throws(PersonaError) {
         guard persona(personaID) != nil else { throw .notFound(personaID) }
         guard directory.groups[groupID] != nil else { throw .invalid("no app group has primary App ID \(groupID)") }
         let key = ConsentKey(personaID: personaID, groupID: groupID)
         guard consents[key] != nil else { throw .invalid("persona \(personaID) has not signed in to app group \(groupID)") }
-        revokeConsent(key, cause: .userRevoked, events: &events)
+        revokeConsent(key, cause: .userRevoked, at: now, events: &events)
     }
 
     /// Deletes the persona's Apple Account: every consent and grant ends and sign-in is refused
     /// until the persona is created again.
-    mutating func deleteAccount(personaID: String, events: inout [DomainEvent]) throws(PersonaError) {
+    mutating func deleteAccount(personaID: String, at now: Date, events: inout [DomainEvent]) throws(PersonaError) {
         guard persona(personaID) != nil else { throw .notFound(personaID) }
         guard !deletedAccounts.contains(personaID) else { throw .invalid("persona \(personaID)'s account is already deleted") }
         for key in consents.keys where key.personaID == personaID {
-            revokeConsent(key, cause: .accountDeleted, events: &events)
+            revokeConsent(key, cause: .accountDeleted, at: now, events: &events)
         }
         deletedAccounts.insert(personaID)
         if autoApprove?.persona == personaID {

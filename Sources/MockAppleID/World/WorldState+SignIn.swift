@@ -177,11 +177,18 @@ extension WorldState {
         }
     }
 
-    /// Issues a new access token on a refresh token of `clientID`.
+    /// Issues a new access token on a refresh token of `clientID`. One the persona's own revocation ended
+    /// is answered with `afterConsentRevoked` (`errors.refreshAfterConsentRevoked`).
     mutating func refresh(_ token: String, clientID: String, accessToken: String, now: Date, limits: GrantLimits,
-                          events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
+                          afterConsentRevoked: AppleErrorCode, events: inout [DomainEvent]) throws(AppleError) -> RedeemedGrant {
         purgeExpiredIfDue(now: now, limits: limits)
         guard let grant = refreshGrants[exactly: token] else {
+            if let ended = refreshTokenEndedByUser(token, clientID: clientID) {
+                let when = ended.endedAt.formatted(.iso8601)
+                throw AppleError(afterConsentRevoked,
+                                 description: afterConsentRevoked == .invalidGrant ? "The token has expired or has been revoked." : nil,
+                                 reason: "persona \(ended.consent.personaID) stopped using Sign in with Apple with app group \(ended.consent.groupID) at \(when), which ended this refresh token")
+            }
             throw AppleError(.invalidGrant, description: "The token has expired or has been revoked.",
                              reason: "refresh_token is unknown or was revoked")
         }
@@ -208,20 +215,25 @@ extension WorldState {
 
     /// Revokes the grant behind a refresh or access token: consent, codes and every token of that
     /// persona for that app group, so the next sign-in is a first one. Unknown tokens and other
-    /// clients' tokens change nothing (Apple answers 200 all the same).
-    mutating func revoke(_ token: String, clientID: String, hint: TokenTypeHint?, now: Date, events: inout [DomainEvent]) {
-        let grant: (clientID: String, consent: ConsentKey)?
-        switch hint {
-        case .accessToken:
-            grant = accessGrant(token, now: now) ?? refreshGrants[exactly: token].map { ($0.clientID, $0.consent) }
-        case .refreshToken, nil:
-            grant = refreshGrants[exactly: token].map { ($0.clientID, $0.consent) } ?? accessGrant(token, now: now)
+    /// clients' tokens change nothing (Apple answers 200 all the same). With `refusingMismatch`, a
+    /// `token_type_hint` that names the other kind of this client's token is refused (`invalid_request`,
+    /// as TN3107 has it); otherwise it only decides nothing, a token being of one kind only.
+    mutating func revoke(_ token: String, clientID: String, hint: TokenTypeHint?, refusingMismatch: Bool, now: Date,
+                         events: inout [DomainEvent]) throws(AppleError) {
+        let found: (kind: TokenTypeHint, clientID: String, consent: ConsentKey)?
+        if let refresh = refreshGrants[exactly: token] {
+            found = (.refreshToken, refresh.clientID, refresh.consent)
+        } else {
+            found = accessGrant(token, now: now).map { (.accessToken, $0.clientID, $0.consent) }
         }
-        guard let grant, grant.clientID == clientID else {
-            events.append(.revocationIgnored(clientID: clientID, tokenOwner: grant?.clientID))
+        guard let found, found.clientID.sameBytes(as: clientID) else {
+            events.append(.revocationIgnored(clientID: clientID, tokenOwner: found?.clientID))
             return
         }
-        revokeConsent(grant.consent, cause: .revokeEndpoint, events: &events)
+        if refusingMismatch, let hint, hint != found.kind {
+            throw AppleError(.invalidRequest, reason: "token_type_hint is \(hint.rawValue), but the token is a \(found.kind == .refreshToken ? "refresh" : "access") token of this client; nothing was revoked (errors.revokeHintMismatch: ignore revokes it all the same)")
+        }
+        revokeConsent(found.consent, cause: .revokeEndpoint, at: now, events: &events)
     }
 
     private func accessGrant(_ token: String, now: Date) -> (clientID: String, consent: ConsentKey)? {
@@ -229,8 +241,9 @@ extension WorldState {
         return (grant.clientID, grant.consent)
     }
 
-    /// Ends a consent with its codes and tokens.
-    mutating func revokeConsent(_ key: ConsentKey, cause: RevocationCause, events: inout [DomainEvent]) {
+    /// Ends a consent with its codes and tokens (those the persona ended are remembered as such).
+    mutating func revokeConsent(_ key: ConsentKey, cause: RevocationCause, at now: Date, events: inout [DomainEvent]) {
+        if cause == .userRevoked { rememberRefreshTokensEndedByUser(of: key, at: now) }
         consents[key] = nil
         codes.removeAll { $1.consent == key }
         refreshGrants.removeAll { $1.consent == key }

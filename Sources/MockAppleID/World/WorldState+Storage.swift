@@ -12,7 +12,7 @@ extension WorldState {
     /// The sections of the state, named as in snapshots and in a store's rows.
     enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case directory, personas, deletedAccounts, accountGenerations
-        case consents, codes, refreshGrants, refreshTokensByOwner, accessGrants
+        case consents, codes, refreshGrants, refreshTokensByOwner, accessGrants, refreshTokensEndedByUser
         case autoApprove, keys, faults, outbox, relay, transfers, teamTokens, purgeThreshold
     }
 
@@ -26,6 +26,7 @@ extension WorldState {
         codes.setTracking(on)
         refreshGrants.setTracking(on)
         accessGrants.setTracking(on)
+        refreshTokensEndedByUser.setTracking(on)
         teamTokens.setTracking(on)
     }
 
@@ -40,6 +41,7 @@ extension WorldState {
         changed += Self.entries(.codes, codes.takeChangedKeys())
         changed += Self.entries(.refreshGrants, refreshGrants.takeChangedKeys())
         changed += Self.entries(.accessGrants, accessGrants.takeChangedKeys())
+        changed += Self.entries(.refreshTokensEndedByUser, refreshTokensEndedByUser.takeChangedKeys())
         changed += Self.entries(.teamTokens, teamTokens.takeChangedKeys())
         return changed
     }
@@ -81,6 +83,7 @@ extension WorldState {
         case .refreshGrants: return Self.entries(section, refreshGrants.storage.map { ($0.key, $0.value) })
         case .refreshTokensByOwner: return []  // rebuilt from the grants when read back
         case .accessGrants: return Self.entries(section, accessGrants.storage.map { ($0.key, $0.value) })
+        case .refreshTokensEndedByUser: return Self.entries(section, refreshTokensEndedByUser.storage.map { ($0.key, $0.value) })
         case .teamTokens: return Self.entries(section, teamTokens.storage.map { ($0.key, $0.value) })
         }
     }
@@ -178,6 +181,7 @@ extension WorldState {
             // the file is opened; a database's is read here): the order of grants without a serial.
             case .refreshTokensByOwner: try Self.restore(row, removing ? nil : value, into: &refreshTokensByOwner, decoder)
             case .accessGrants: try Self.restore(row, removing ? nil : value, into: &accessGrants, decoder)
+            case .refreshTokensEndedByUser: try Self.restore(row, removing ? nil : value, into: &refreshTokensEndedByUser, decoder)
             case .teamTokens: try Self.restore(row, removing ? nil : value, into: &teamTokens, decoder)
             }
         } catch let error as StateStoreError {

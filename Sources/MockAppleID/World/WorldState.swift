@@ -18,6 +18,8 @@ public struct WorldState: Sendable, Codable {
     /// store does not keep (see `WorldState+RefreshIndex.swift`).
     var refreshTokensByOwner = TrackedMap<RefreshTokenOwner, [String]>()
     var accessGrants = TrackedMap<String, AccessGrant>()
+    /// Refresh tokens their persona's revocation ended (see `WorldState+EndedTokens.swift`).
+    var refreshTokensEndedByUser = TrackedMap<String, EndedRefreshToken>()
     public internal(set) var autoApprove: AutoApprove? { didSet { changes.touch(.autoApprove) } }
     public internal(set) var keys: KeyRing { didSet { changes.touch(.keys) } }
     var faults = FaultQueue() { didSet { changes.touch(.faults) } }

@@ -8,7 +8,7 @@ extension AppleRoutes {
     func registerToken(on router: RecordingRouter) {
         router.post("/auth/token") { request, _ in
             let form = try await reading(.token, request) { () throws(AppleError) in
-                try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
+                try await request.urlEncodedForm(maxSize: configuration.maxBodySize, wrongType: provider.settings.errors.nonFormBody)
             }
             try await applyTransportFault(.token, endpoint: .token, request, clientID: form.first("client_id"))
             return AppleResponse.json(try provider.token(form, origin: request.origin))
@@ -19,7 +19,7 @@ extension AppleRoutes {
     func registerRevoke(on router: RecordingRouter) {
         router.post("/auth/revoke") { request, _ in
             let form = try await reading(.revoke, request) { () throws(AppleError) in
-                try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
+                try await request.urlEncodedForm(maxSize: configuration.maxBodySize, wrongType: provider.settings.errors.nonFormBody)
             }
             try provider.revoke(form, origin: request.origin)
             return AppleResponse.emptyOK()

@@ -10,11 +10,12 @@ extension Request {
         }
     }
 
-    /// An `application/x-www-form-urlencoded` body of at most `maxSize` bytes, as Apple requires.
-    func urlEncodedForm(maxSize: Int) async throws(AppleError) -> FormParameters {
+    /// An `application/x-www-form-urlencoded` body of at most `maxSize` bytes, as Apple requires; a body
+    /// of another type is refused with `wrongType` (`errors.nonFormBody` for the token and revoke endpoints).
+    func urlEncodedForm(maxSize: Int, wrongType: AppleErrorCode = .invalidRequest) async throws(AppleError) -> FormParameters {
         guard declares("application/x-www-form-urlencoded") else {
             let contentType = headers[.contentType] ?? ""
-            throw AppleError(.invalidRequest, reason: contentType.isEmpty
+            throw AppleError(wrongType, reason: contentType.isEmpty
                 ? "Content-Type is missing; send application/x-www-form-urlencoded"
                 : "Content-Type is \(contentType); Apple only reads application/x-www-form-urlencoded")
         }
