@@ -22,6 +22,8 @@ public struct MockAppleIDServer: Service {
     /// The tenants (`/t/<name>/…`), made through `POST /__admin/tenants` or ``TenantRegistry/create(_:)``;
     /// nil for a tenant's own server.
     public let tenants: TenantRegistry?
+    /// Where the server listens, once every listener is bound (shared with its tenants' routes).
+    let listeners: BoundListeners
     let logger: Logger
     let onRunning: @Sendable (RunningServer) async -> Void
 
@@ -36,15 +38,17 @@ public struct MockAppleIDServer: Service {
     }
 
     init(provider: AppleIDProvider, configuration: ServerConfiguration, logger: Logger?, servesTenants: Bool,
-         tenantStore: (any TenantStore)? = nil, onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }) {
+         tenantStore: (any TenantStore)? = nil, listeners: BoundListeners = BoundListeners(),
+         onRunning: @escaping @Sendable (RunningServer) async -> Void = { _ in }) {
         self.provider = provider
         self.configuration = configuration
+        self.listeners = listeners
         var log = logger ?? Logger(label: "mock-appleid")
         log.logLevel = configuration.logLevel
         self.logger = log
         self.onRunning = onRunning
         self.tenants = servesTenants
-            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: tenantStore, logger: log) : nil
+            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: tenantStore, listeners: listeners, logger: log) : nil
     }
 
     /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
@@ -60,7 +64,7 @@ public struct MockAppleIDServer: Service {
         router.add(middleware: StateSavedMiddleware(provider: provider, maxBodySize: configuration.maxBodySize))
         let recording = RecordingRouter(router: router, table: table)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
-        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: recording)
+        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: listeners).register(on: recording)
         CDNRoutes().register(on: recording)
         return router
     }
@@ -104,11 +108,13 @@ public struct MockAppleIDServer: Service {
                                                maxConnections: configuration.smtpMaxConnections, logger: logger)
         }
         let ports = BoundPorts(expectsHTTPS: tls != nil)
-        let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, tenants, smtpPort = smtp?.port] ready in
+        let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, tenants, listeners, smtpPort = smtp?.port] ready in
             guard let ready else { return }
-            await onRunning(RunningServer(host: configuration.host, port: ready.http, publicBaseURL: configuration.publicBaseURL,
-                                          smtpPort: smtpPort, httpsPort: ready.https, certificateAuthority: tls?.authority,
-                                          tenantNames: tenants?.all.map(\.name) ?? []))
+            let running = RunningServer(host: configuration.host, port: ready.http, publicBaseURL: configuration.publicBaseURL,
+                                        smtpPort: smtpPort, httpsPort: ready.https, certificateAuthority: tls?.authority,
+                                        tenantNames: tenants?.all.map(\.name) ?? [])
+            listeners.set(ServerListeners(running))
+            await onRunning(running)
         }
         let limits = configuration.connections
         let keySet = KeySetShortcut(provider: provider)
@@ -186,6 +192,9 @@ public struct RunningServer: Sendable {
     public let certificateAuthority: LocalCertificateAuthority?
     /// The tenants serving when the listeners were bound (those a state file brought back).
     public let tenantNames: [String]
+
+    /// Every listener's URL, host and port (what `/__admin/health` and `serve --ready-file` report).
+    public var listeners: ServerListeners { ServerListeners(self) }
 
     init(host: String, port: Int, publicBaseURL: String?, smtpPort: Int? = nil, httpsPort: Int? = nil,
          certificateAuthority: LocalCertificateAuthority? = nil, tenantNames: [String] = []) {

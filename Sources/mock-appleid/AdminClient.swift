@@ -55,6 +55,11 @@ struct AdminClient {
         try await call(.PUT, path, body: body)
     }
 
+    /// `DELETE /__admin/<path>`; a status other than 2xx is thrown as the server's error.
+    func delete(_ path: String) async throws -> Data {
+        try await call(.DELETE, path, body: nil)
+    }
+
     /// Sends one admin request and returns the status and body, whatever the status.
     func send(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
         var request = HTTPClientRequest(url: "\(baseURL)/__admin/\(path)")

@@ -31,6 +31,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SMTP connections served at once; more are told 421 and closed.")
     var smtpMaxConnections = ServerConfiguration().smtpMaxConnections
 
+    @Option(help: ArgumentHelp("Once every listener is bound, write this JSON file (atomically): status, scenario and each listener's url, host and port, as /__admin/health says. Removed when the server stops.", valueName: "file"))
+    var readyFile: String?
     @Flag(help: "Log every request to Apple's endpoints (otherwise only at --log-level debug); the journal keeps them either way.")
     var accessLog = false
     @Option(help: "Open the admin API to every client that sends Authorization: Bearer TOKEN (without it, loopback clients only).")
@@ -109,7 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.https = try tls.configuration()
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let tlsFloor = configuration.https?.minimumVersion ?? .default
+        let readyFile = self.readyFile.map(TLSOptions.absolute)
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
+            if let readyFile { ReadyFile.write(running, scenario: provider.scenario.name, to: readyFile) }
             // The banner names the library RS256 keys sign with, known once libcrypto has been looked for: it
             // waits for that in a task of its own, so that the listeners serve meanwhile. Keys are given to
             // libcrypto when they first sign.
@@ -126,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The one store the world is kept in, if any: closed at the end.
         let kept: KeptStore? = stateFile.map { file in ("--state", { await file.store.close() }) }
             ?? database.map { database in ("--database-url", { await database.store.close() }) }
+        defer { if let readyFile { ReadyFile.remove(readyFile) } }
         do {
             try await server.makeServiceGroup(handlesSignals: true).run()
         } catch {

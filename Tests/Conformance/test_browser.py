@@ -397,15 +397,3 @@ def test_button_images_as_a_browser_shows_them(browser, site):
     widths = browser.execute_script("return Array.from(document.images).map(function (image) { return image.naturalWidth; })")
     assert widths == [480, 480, 600, 480, 96]
     browser.save_screenshot(str(ARTIFACTS / "buttons.png"))
-
-
-def test_the_dashboard_shows_the_world_and_is_usable_with_the_keyboard(browser, site):
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.keys import Keys
-    browser.get(f"{site.server}/__admin")
-    assert "jane" in browser.find_element("id", "personas").find_element("xpath", "..").text
-    assert browser.find_elements("css selector", "ol.journal li"), "the latest requests are listed"
-    browser.save_screenshot(str(ARTIFACTS / "dashboard.png"))
-    tab_to(browser, lambda element: element.text == "Relay inboxes", "the relay inboxes link")
-    ActionChains(browser).send_keys(Keys.ENTER).perform()
-    wait_for(lambda: browser.current_url.endswith("/__admin/relay/inbox"), "the relay inbox page")

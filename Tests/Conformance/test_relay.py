@@ -78,7 +78,7 @@ def test_registered_sender_reaches_the_inbox(relay):
     assert received["body"].strip() == "Hello from the shop." and received["forwardTo"] == "john.hidden@example.com"
     assert {"name": "Subject", "value": "Welcome"} in received["headers"]
     assert requests.get(f"{base_url}/__admin/relay/addresses", timeout=10).json()["addresses"] == [
-        {"address": address, "personaID": "john", "teamID": "MOCKTEAM01", "forwarding": True}]
+        {"address": address, "personaID": "john", "teamID": "MOCKTEAM01", "forwarding": True, "appGroups": ["com.example.app"]}]
     page = requests.get(f"{base_url}/__admin/relay/inbox", params={"persona": "john"}, timeout=10)
     assert page.status_code == 200 and "Welcome" in page.text and address in page.text
 
@@ -285,7 +285,7 @@ def test_the_cli_lists_addresses_and_messages_and_sets_sources(relay):
     base_url, port = relay
     address = relay_address(base_url)
     listed = run_cli("relay", "addresses", "--url", base_url)
-    assert listed.returncode == 0 and listed.stdout.strip() == f"{address}  john  MOCKTEAM01  forwarding on"
+    assert listed.returncode == 0 and listed.stdout.strip() == f"{address}  john  MOCKTEAM01  forwarding on  com.example.app"
     sources = run_cli("relay", "sources", "MOCKTEAM01", "example.com", "shop.example.org", "--url", base_url)
     assert sources.returncode == 0 and '"shop.example.org"' in sources.stdout
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:

@@ -34,8 +34,9 @@ struct AdminOpenAPITests {
         let table = RouteTable()
         let router = RecordingRouter(router: Router(context: BasicRequestContext.self), table: table)
         let tenants = withTenants
-            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: nil, logger: Logger(label: "test")) : nil
-        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants).register(on: router)
+            ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: nil, listeners: BoundListeners(),
+                             logger: Logger(label: "test")) : nil
+        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: BoundListeners()).register(on: router)
         return Set(table.registered.flatMap { route in route.methods.map { "\($0.rawValue) \(route.path)" } })
     }
 

@@ -68,8 +68,8 @@ struct IdentityTokenTests {
         #expect(token["is_private_email"] == .bool(true))
         #expect(token["email_verified"] == .bool(true))
         #expect(delivery["user"]?.contains(relay) == true)
-        #expect(relay == AppleIdentifiers.relayEmail(teamID: "MOCKTEAM01", personaID: "john"))
-        #expect(relay != AppleIdentifiers.relayEmail(teamID: "OTHERTEAM1", personaID: "john"))
+        #expect(relay == AppleIdentifiers.relayEmail(teamID: "MOCKTEAM01", personaID: "john", domain: .privateRelay))
+        #expect(relay != AppleIdentifiers.relayEmail(teamID: "OTHERTEAM1", personaID: "john", domain: .privateRelay))
     }
 
     @Test("sharing can be overridden on the consent page")

@@ -20,6 +20,36 @@ struct NotificationTests {
         provider.notificationDeliveries().map(\.notification.type)
     }
 
+    @Test("loopback notification URLs have a setting of their own, which follows the return-URL one unless set")
+    func loopbackNotificationURLs() throws {
+        let cases: [(returnURLs: Bool, notificationURLs: Bool?, accepted: Bool)] = [
+            (false, nil, false), (true, nil, true), (false, true, true), (true, false, false),
+        ]
+        for (returnURLs, notificationURLs, accepted) in cases {
+            let provider = try Fixtures.provider {
+                $0.settings.allowLoopbackReturnURLs = returnURLs
+                $0.settings.allowLoopbackNotificationURLs = notificationURLs
+            }
+            let outcome = Result { () throws(NotificationError) in try provider.setNotificationURL(Self.receiver, app: Self.group) }
+            #expect(((try? outcome.get()) != nil) == accepted, "\(returnURLs) \(String(describing: notificationURLs))")
+            if case let .failure(.invalidURL(problem)) = outcome { #expect(problem.contains("settings.allowLoopbackNotificationURLs: true")) }
+        }
+        let yaml = """
+            base: default
+            settings: {allowLoopbackReturnURLs: false, allowLoopbackNotificationURLs: true}
+            teams:
+              - id: MOCKTEAM01
+                keys: [{kid: MOCKKEY001, file: Keys/AuthKey_MOCKKEY001.p8}]
+                apps: [{primaryAppID: com.example.app, notificationURL: "http://127.0.0.1:4000/n"}]
+            """
+        let scenario = try ScenarioLoader.load(yaml: yaml, file: "x.yaml", resources: DirectoryResources(baseDirectory: Fixtures.repositoryRoot))
+        #expect(scenario.groups.first?.notificationURL == "http://127.0.0.1:4000/n")
+        #expect(throws: ScenarioError.self) {
+            try ScenarioLoader.load(yaml: yaml.replacingOccurrences(of: "allowLoopbackNotificationURLs: true", with: "allowLoopbackNotificationURLs: false"),
+                                    file: "x.yaml", resources: DirectoryResources(baseDirectory: Fixtures.repositoryRoot))
+        }
+    }
+
     @Test("the user revoking consent queues consent-revoked for the group's URL, with the team-scoped sub")
     func consentRevoked() throws {
         let provider = try Self.provider()

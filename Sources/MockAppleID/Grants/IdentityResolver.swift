@@ -1,13 +1,13 @@
 /// Turns a persona and their consent into what tokens and the `user` field say about them.
 enum IdentityResolver {
-    /// The claims-level identity of `persona` (whose account key is `account`, see
-    /// ``WorldState/accountKey(_:)``) signed in to `client` as `subject` under `consent`.
-    static func identity(of persona: Persona, account: String, subject: String, consent: Consent, client: Client,
+    /// The claims-level identity of `persona` (whose relay address under the client's team is
+    /// `relayAddress`) signed in to `client` as `subject` under `consent`.
+    static func identity(of persona: Persona, relayAddress: String, subject: String, consent: Consent, client: Client,
                          realUserStatus: RealUserStatus? = nil, transferSubject: String?) -> SignedInIdentity {
         SignedInIdentity(
             clientID: client.id,
             subject: subject,
-            email: email(of: persona, account: account, consent: consent, teamID: client.teamID),
+            email: email(of: persona, relayAddress: relayAddress, consent: consent),
             realUserStatus: realUserStatus,
             orgID: persona.managed ? persona.orgID : nil,
             transferSubject: transferSubject)
@@ -15,25 +15,24 @@ enum IdentityResolver {
 
     /// The email claim: the real address when shared, the team's relay address when hidden,
     /// nothing when the email scope was not granted at first consent.
-    static func email(of persona: Persona, account: String, consent: Consent, teamID: String) -> EmailClaim? {
+    static func email(of persona: Persona, relayAddress: String, consent: Consent) -> EmailClaim? {
         guard consent.scopes.contains(.email), let address = persona.email else { return nil }
         switch consent.emailChoice {
         case .share:
             return EmailClaim(address: address, verified: persona.emailVerified, isPrivate: false)
         case .hide:
-            return EmailClaim(address: AppleIdentifiers.relayEmail(teamID: teamID, personaID: account),
-                              verified: true, isPrivate: true)
+            return EmailClaim(address: relayAddress, verified: true, isPrivate: true)
         }
     }
 
     /// The `user` JSON string of a first consent: `{"name":{"firstName":…,"lastName":…},"email":…}`,
     /// with keys only for the scopes granted.
-    static func userJSON(persona: Persona, account: String, consent: Consent, name: PersonName, teamID: String) -> String {
+    static func userJSON(persona: Persona, relayAddress: String, consent: Consent, name: PersonName) -> String {
         var members: [(String, JSONValue)] = []
         if consent.scopes.contains(.name) {
             members.append(("name", .object([("firstName", .string(name.firstName)), ("lastName", .string(name.lastName))])))
         }
-        if let email = email(of: persona, account: account, consent: consent, teamID: teamID) {
+        if let email = email(of: persona, relayAddress: relayAddress, consent: consent) {
             members.append(("email", .string(email.address)))
         }
         return JSONValue.object(members).serialized

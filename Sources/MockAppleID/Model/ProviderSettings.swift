@@ -8,6 +8,14 @@ public struct ProviderSettings: Sendable, Equatable {
     public var clientSecretAudience: String = "https://appleid.apple.com"
     /// Allow `http://localhost` and loopback-IP return URLs (Apple refuses them; handy for local development).
     public var allowLoopbackReturnURLs: Bool = false
+    /// Allow loopback `http://` notification URLs; nil (the default) does as ``allowLoopbackReturnURLs`` says.
+    public var allowLoopbackNotificationURLs: Bool?
+    /// The rule registered return URLs follow.
+    public var returnURLPolicy: ReturnURLPolicy { ReturnURLPolicy(allowLoopback: allowLoopbackReturnURLs) }
+    /// The rule notification URLs follow.
+    public var notificationURLPolicy: ReturnURLPolicy {
+        ReturnURLPolicy(allowLoopback: allowLoopbackNotificationURLs ?? allowLoopbackReturnURLs, setting: "allowLoopbackNotificationURLs")
+    }
     /// Authorization codes live 5 minutes.
     public var codeLifetime: TimeInterval = 300
     /// Access tokens live an hour (`expires_in`).

@@ -23,17 +23,18 @@ public enum AppleIdentifiers {
         return "000\(head).\(hex).\(tail)"
     }
 
-    /// The persona's private relay address for a team: 10 lowercase letters and digits at
-    /// `privaterelay.appleid.com`, one per user per team.
-    public static func relayEmail(teamID: String, personaID: String) -> String {
-        let digest = Array(SHA256.hash(data: Data("relay|\(teamID)|\(personaID)".utf8)))
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        let local = String(digest.prefix(10).map { alphabet[Int($0) % alphabet.count] })
-        return "\(local)@\(relayDomain)"
+    /// The persona's private relay address for a team: 10 lowercase letters and digits at `domain`, one per
+    /// user per team (the same local part whichever of ``RelayOptions/AddressDomain`` the address is given at).
+    public static func relayEmail(teamID: String, personaID: String, domain: RelayOptions.AddressDomain) -> String {
+        "\(relayLocalPart(teamID: teamID, personaID: personaID))@\(domain.rawValue)"
     }
 
-    /// The domain of private relay addresses.
-    public static let relayDomain = "privaterelay.appleid.com"
+    /// The part of a relay address before the `@`.
+    static func relayLocalPart(teamID: String, personaID: String) -> String {
+        let digest = Array(SHA256.hash(data: Data("relay|\(teamID)|\(personaID)".utf8)))
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String(digest.prefix(10).map { alphabet[Int($0) % alphabet.count] })
+    }
 
     /// A JWT id as Apple's notifications carry it: 16 random bytes, base64url (22 characters).
     public static func jwtID() -> String {

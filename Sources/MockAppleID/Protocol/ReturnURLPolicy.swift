@@ -5,8 +5,13 @@ import Foundation
 /// `http(s)://localhost` and loopback IPs for local development.
 public struct ReturnURLPolicy: Sendable {
     public let allowLoopback: Bool
+    /// The scenario setting that admits loopback URLs, named when one is refused.
+    let setting: String
 
-    public init(allowLoopback: Bool) { self.allowLoopback = allowLoopback }
+    public init(allowLoopback: Bool, setting: String = "allowLoopbackReturnURLs") {
+        self.allowLoopback = allowLoopback
+        self.setting = setting
+    }
 
     /// Why `url` cannot be registered as one of `kind`, or nil if it can.
     public func problem(with url: String, kind: String = "return URLs") -> String? {
@@ -17,7 +22,7 @@ public struct ReturnURLPolicy: Sendable {
         let loopback = Self.isLoopback(host)
         if loopback {
             guard allowLoopback else {
-                return "\"\(url)\" points at localhost/loopback, which Apple refuses; set settings.allowLoopbackReturnURLs: true for local development"
+                return "\"\(url)\" points at localhost/loopback, which Apple refuses; set settings.\(setting): true for local development"
             }
             guard scheme == "http" || scheme == "https" else { return "\"\(url)\" must use http or https" }
             return nil

@@ -52,6 +52,11 @@ extension AppleIDProvider {
         }
     }
 
+    /// The persona's consents: the app groups they have signed in to, by primary App ID.
+    public func consents(personaID: String) -> [Consent] {
+        world.read { state in state.consents.values.filter { $0.personaID == personaID }.sorted { $0.groupID < $1.groupID } }
+    }
+
     /// How many authorization codes and access tokens the provider holds (expired ones are dropped as it goes).
     public func heldGrantCounts() -> (codes: Int, accessTokens: Int) { world.read { $0.heldCounts } }
 

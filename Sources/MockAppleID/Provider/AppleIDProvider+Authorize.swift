@@ -86,7 +86,7 @@ extension AppleIDProvider {
         fields.append(.init("code", code))
         events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
         if request.includesIDToken {
-            let identity = IdentityResolver.identity(of: signIn.persona, account: signIn.relayAccount, subject: signIn.subject,
+            let identity = IdentityResolver.identity(of: signIn.persona, relayAddress: signIn.relayAddress, subject: signIn.subject,
                                                      consent: signIn.consent, client: request.client, transferSubject: signIn.transferSubject)
             let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: signIn.authTime),
                                               now: now, fault: fault?.identityTokenFault)
@@ -94,8 +94,8 @@ extension AppleIDProvider {
         }
         if signIn.isFirstConsent && !signIn.consent.scopes.isEmpty {
             fields.append(.init("user", IdentityResolver.userJSON(
-                persona: signIn.persona, account: signIn.relayAccount, consent: signIn.consent,
-                name: .sent(for: signIn.persona, edited: editedName), teamID: request.client.teamID)))
+                persona: signIn.persona, relayAddress: signIn.relayAddress, consent: signIn.consent,
+                name: .sent(for: signIn.persona, edited: editedName))))
         }
         return delivery(request, fields)
     }

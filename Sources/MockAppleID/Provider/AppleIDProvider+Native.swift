@@ -64,7 +64,7 @@ extension AppleIDProvider {
                 return (signIn, state.takeFault(.idToken, clientID: client.id, transport: false, events: &events))
             }
             let status = request.realUserStatus ?? signIn.persona.realUserStatus
-            let identity = IdentityResolver.identity(of: signIn.persona, account: signIn.relayAccount, subject: signIn.subject,
+            let identity = IdentityResolver.identity(of: signIn.persona, relayAddress: signIn.relayAddress, subject: signIn.subject,
                                                      consent: signIn.consent, client: client,
                                                      realUserStatus: signIn.isFirstConsent ? status : nil, transferSubject: signIn.transferSubject)
             let token = try signIdentityToken(identity, grant: .authorization(code: code, nonce: request.nonce, authTime: now),

@@ -15,9 +15,10 @@ public struct OutgoingNotification: Sendable, Equatable {
 /// ``WorldState/queueNotifications(for:at:options:events:)``.
 extension AppleIDProvider {
     /// Registers (or with nil removes) the notification URL of the app group of `app` (a client id or
-    /// primary App ID). The URL follows the return-URL rule: https, or loopback when the scenario allows it.
+    /// primary App ID). The URL follows the return-URL rule: https, or loopback when the scenario allows it
+    /// (`settings.allowLoopbackNotificationURLs`).
     public func setNotificationURL(_ url: String?, app: String) throws(NotificationError) {
-        if let url, let problem = ReturnURLPolicy(allowLoopback: settings.allowLoopbackReturnURLs).problem(with: url, kind: "notification URLs") {
+        if let url, let problem = settings.notificationURLPolicy.problem(with: url, kind: "notification URLs") {
             throw .invalidURL(problem)
         }
         let groupID = try group(of: app)

@@ -35,9 +35,9 @@ extension AppleIDProvider {
     public func deliverRelayMail(_ submission: RelaySubmission) -> RelayOutcome {
         let now = clock.now
         let ids = submission.recipients.map { _ in AppleIdentifiers.jwtID() }
-        let parsed = MailText.split(submission.data)
+        let mail = ReceivedMail(submission.data)
         let (delivered, refused) = world.transition(at: now) { state, events in
-            state.deliver(submission, parsed: parsed, ids: ids, now: now, options: settings.relay, events: &events)
+            state.deliver(submission, mail: mail, ids: ids, now: now, options: settings.relay, events: &events)
         }
         return RelayOutcome(delivered: delivered, refused: refused)
     }
@@ -64,8 +64,14 @@ extension AppleIDProvider {
 
     /// Replaces the team's registered email sources (domains and addresses).
     public func setEmailSources(_ sources: [String], team teamID: String) throws(EmailSourceError) {
+        try changeEmailSources(.replace(sources), team: teamID)
+    }
+
+    /// Replaces, adds to or removes from the team's registered email sources; returns them as they are now.
+    @discardableResult
+    public func changeEmailSources(_ change: EmailSourceChange, team teamID: String) throws(EmailSourceError) -> [String] {
         try world.transition(at: clock.now) { (state, events) throws(EmailSourceError) in
-            try state.setEmailSources(sources, teamID: teamID, events: &events)
+            try state.changeEmailSources(change, teamID: teamID, events: &events)
         }
     }
 
@@ -84,4 +90,20 @@ extension AppleIDProvider {
 extension AppleIDProvider {
     /// Every relay address in use, by address.
     public func relayAddresses() -> [RelayAddress] { world.read { $0.relayAddressesInUse } }
+
+    /// Turns relay forwarding on or off, as the person does in Settings: for their relay address under the
+    /// team of `app` (a client id or primary App ID), or for every address of theirs (nil, as changing the
+    /// persona's `relayForwarding` does). The app groups using an address whose setting changed get
+    /// `email-enabled` or `email-disabled`. Returns the persona's relay addresses in use.
+    @discardableResult
+    public func setRelayForwarding(_ on: Bool, personaID: String, app: String? = nil) throws(PersonaError) -> [RelayAddress] {
+        let groupID: String?
+        do throws(NotificationError) { groupID = try app.map { app throws(NotificationError) in try group(of: app) } } catch {
+            throw .invalid(error.description)
+        }
+        return try world.transition(at: clock.now) { (state, events) throws(PersonaError) in
+            try state.setRelayForwarding(on, personaID: personaID, groupID: groupID, events: &events)
+            return state.relayAddressesInUse.filter { $0.personaID == personaID }
+        }
+    }
 }

@@ -70,7 +70,7 @@ extension AppleIDProvider {
             return (grant, state.takeFault(.idToken, clientID: client.id, transport: false, events: &events))
         }
         let status = settings.claims.realUserStatusInCodeExchange ? grant.realUserStatus : nil
-        let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
+        let identity = IdentityResolver.identity(of: grant.persona, relayAddress: grant.relayAddress, subject: grant.subject,
                                                  consent: grant.consent, client: client, realUserStatus: status,
                                                  transferSubject: grant.transferSubject)
         let idToken = try signIdentityToken(identity, grant: .codeExchange(accessToken: tokens.accessToken, nonce: grant.nonce, authTime: grant.authTime),
@@ -91,7 +91,7 @@ extension AppleIDProvider {
         }
         var idToken: String?
         if withIDToken {
-            let identity = IdentityResolver.identity(of: grant.persona, account: grant.relayAccount, subject: grant.subject,
+            let identity = IdentityResolver.identity(of: grant.persona, relayAddress: grant.relayAddress, subject: grant.subject,
                                                      consent: grant.consent, client: client, transferSubject: grant.transferSubject)
             idToken = try signIdentityToken(identity, grant: .refresh(accessToken: accessToken), now: now, fault: fault?.identityTokenFault)
         }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// A message the relay accepted for a persona's relay address, as their inbox shows it.
+/// A message the relay accepted for a persona's relay address, as their inbox shows it: what a mail
+/// client shows (`subject`, `from`, `to`, `text`, `html`, decoded) and the message as it was sent
+/// (`headers` and `body`, nothing decoded).
 public struct RelayMessage: Sendable, Equatable, Codable, Identifiable {
     /// The relay's own id for the message.
     public let id: String
@@ -13,11 +15,19 @@ public struct RelayMessage: Sendable, Equatable, Codable, Identifiable {
     public let teamID: String
     /// Where Apple would forward it: the persona's own address.
     public let forwardTo: String?
-    /// The header fields in order, unfolded.
+    /// The header fields in order, unfolded, as sent (encoded words not decoded).
     public let headers: [MailHeader]
+    /// The `Subject:` header, its encoded words decoded (`=?UTF-8?Q?Caf=C3=A9?=` → `Café`).
     public let subject: String?
-    /// The `From:` header.
+    /// The `From:` header, decoded (`Café <news@example.com>`).
     public let from: String?
+    /// The `To:` header, decoded.
+    public let to: String?
+    /// The first `text/plain` part (or the body, when it declares no type), its transfer encoding and
+    /// charset undone; nil when there is none.
+    public let text: String?
+    /// The first `text/html` part, decoded likewise; nil when there is none.
+    public let html: String?
     /// Everything after the header block, as sent (transfer-encoded parts are not decoded).
     public let body: String
     /// Size of the message as received, in bytes.

@@ -13,8 +13,17 @@ public struct RelayOptions: Sendable, Equatable {
         case badMailboxName = "bad mailbox name"
     }
 
+    /// The domain relay addresses are given out at. Apple documents both (and `icloud.com`); reports from
+    /// mid-2026, none from Apple, say new addresses are on `private.icloud.com`. The relay takes mail for
+    /// an address at either.
+    public enum AddressDomain: String, Sendable, CaseIterable, Codable {
+        case privateRelay = "privaterelay.appleid.com"
+        case privateICloud = "private.icloud.com"
+    }
+
     /// Messages one relay address accepts in 24 hours of clock time; 0 for no limit.
     public var dailyLimit = 100
+    public var addressDomain = AddressDomain.privateRelay
     public var senderRejection = SenderRejection.unauthorizedSender
     /// The largest message accepted over SMTP (advertised with `SIZE`), in bytes.
     public var maxMessageSize = 10 * 1024 * 1024

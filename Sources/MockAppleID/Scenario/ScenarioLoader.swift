@@ -123,6 +123,7 @@ private struct ScenarioReader {
         if let value = map.optional("shuffleJWKS") { settings.shuffleJWKS = try value.bool() }
         if let value = map.optional("issuer") { settings.issuer = try value.nonEmptyString() }
         if let value = map.optional("allowLoopbackReturnURLs") { settings.allowLoopbackReturnURLs = try value.bool() }
+        if let value = map.optional("allowLoopbackNotificationURLs") { settings.allowLoopbackNotificationURLs = try value.bool() }
         if let value = map.optional("clientSecretIssuedAtTolerance") {
             settings.clientSecretIssuedAtTolerance = try seconds(value, allowZero: true)
         }
@@ -179,6 +180,9 @@ private struct ScenarioReader {
     private func readRelay(_ node: YAMLCursor, into options: inout RelayOptions) throws(ScenarioError) {
         let map = try node.mapping(allowed: ScenarioSchema.keys("relay"))
         if let value = map.optional("dailyLimit") { options.dailyLimit = try value.integer(in: 0...1_000_000) }
+        if let value = map.optional("addressDomain") {
+            options.addressDomain = try value.oneOf(RelayOptions.AddressDomain.allCases.map { ($0.rawValue, $0) })
+        }
         if let value = map.optional("senderRejection") {
             options.senderRejection = try value.oneOf(RelayOptions.SenderRejection.allCases.map { ($0.rawValue, $0) })
         }
@@ -310,7 +314,7 @@ private struct ScenarioReader {
             var urls: [String] = []
             for urlNode in try urlsNode.sequence() {
                 let url = try urlNode.nonEmptyString()
-                if let problem = ReturnURLPolicy(allowLoopback: settings.allowLoopbackReturnURLs).problem(with: url) {
+                if let problem = settings.returnURLPolicy.problem(with: url) {
                     throw urlNode.error(problem)
                 }
                 urls.append(url)
@@ -320,7 +324,7 @@ private struct ScenarioReader {
         }
         let notificationURL = try map.optional("notificationURL").map { (node: YAMLCursor) throws(ScenarioError) -> String in
             let url = try node.nonEmptyString()
-            if let problem = ReturnURLPolicy(allowLoopback: settings.allowLoopbackReturnURLs).problem(with: url, kind: "notification URLs") {
+            if let problem = settings.notificationURLPolicy.problem(with: url, kind: "notification URLs") {
                 throw node.error(problem)
             }
             return url

@@ -66,6 +66,8 @@ public enum TimelineAction: Sendable {
     case sendMail(MailStep)
     /// Replaces a team's registered email sources.
     case setEmailSources(team: String, sources: [String])
+    /// The persona turns forwarding on or off for their relay address under the team of `app` (every address, without `app`).
+    case setRelayForwarding(persona: String, app: String?, forwarding: Bool)
     /// Moves the app group of `app` to team `team`.
     case transferApp(app: String, team: String)
     /// A team access token (`client_credentials`), then `/auth/usermigrationinfo`, as `client`'s team.
@@ -94,6 +96,8 @@ public enum TimelineAction: Sendable {
         case let .setNotificationURL(app, nil): return "remove the notification URL of \(app)"
         case let .sendMail(mail): return "mail from \(mail.from) to \(mail.recipient.label)"
         case let .setEmailSources(team, sources): return "email sources of \(team): \(sources.joined(separator: ", "))"
+        case let .setRelayForwarding(persona, app, forwarding):
+            return "\(persona) turns relay forwarding \(forwarding ? "on" : "off")\(app.map { " for \($0)" } ?? " for every relay address")"
         case let .transferApp(app, team): return "transfer \(app) to team \(team)"
         case let .userMigration(step):
             switch step.request {

@@ -31,6 +31,7 @@ struct TimelineReader {
         ("setNotificationURL", ["app", "url"]),
         ("sendMail", ["from", "to", "persona", "app", "headerFrom", "subject", "body"]),
         ("setEmailSources", ["team", "sources"]),
+        ("setRelayForwarding", ["persona", "app", "forwarding"]),
         ("transferApp", ["app", "to"]),
         ("userMigration", ["client", "persona", "sub", "target", "transferSub", "secret"]),
     ]
@@ -160,6 +161,9 @@ struct TimelineReader {
                                                 secret: try tokenCall(map).secret))
         case "setEmailSources":
             return .setEmailSources(team: try map.required("team").nonEmptyString(), sources: try map.required("sources").stringList())
+        case "setRelayForwarding":
+            return .setRelayForwarding(persona: try map.required("persona").nonEmptyString(), app: try map.optional("app")?.nonEmptyString(),
+                                       forwarding: try map.required("forwarding").bool())
         default:
             return .advanceClock(try Self.duration(try map.required("seconds"), allowNegative: true))
         }

@@ -114,6 +114,8 @@ struct TimelineStepRunner {
             do throws(EmailSourceError) { try provider.setEmailSources(sources, team: team) } catch {
                 throw AppleError(.invalidRequest, reason: error.description)
             }
+        case let .setRelayForwarding(persona, app, forwarding):
+            try admin { () throws(PersonaError) in try provider.setRelayForwarding(forwarding, personaID: persona, app: app) }
         }
         return Observation()
     }

@@ -50,6 +50,8 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case notificationsRetried(count: Int)
     /// The outbox was full of undelivered notifications and dropped the oldest.
     case notificationDropped(id: String)
+    /// The person turned forwarding off or on for one of their relay addresses (the team's).
+    case relayForwardingChanged(personaID: String, teamID: String, address: String, forwarding: Bool)
     /// A team's registered email sources were replaced.
     case emailSourcesChanged(teamID: String, sources: [String])
     /// The relay accepted a message for a persona's relay address (`id`: the message's).
@@ -123,6 +125,8 @@ extension DomainEvent: CustomStringConvertible {
         case let .notificationAttemptDue(id): return "notification \(id) due for another attempt"
         case let .notificationsRetried(count): return "\(count) undelivered notification(s) due again now"
         case let .notificationDropped(id): return "notification \(id) dropped: the outbox is full"
+        case let .relayForwardingChanged(persona, team, address, forwarding):
+            return "relay forwarding \(forwarding ? "on" : "off") for \(address) (persona \(persona), team \(team))"
         case let .emailSourcesChanged(team, sources):
             return "email sources of team \(team): \(sources.isEmpty ? "none" : sources.joined(separator: ", "))"
         case let .relayMailDelivered(id, persona, address, sender): return "relay took message \(id) from \(sender.isEmpty ? "<>" : sender) for \(address) (persona \(persona))"

@@ -23,6 +23,7 @@ extension WorldState {
         faults = try optional(.faults, faults)
         outbox = try optional(.outbox, outbox)
         relay = try optional(.relay, relay)
+        relayForwarding = try optional(.relayForwarding, relayForwarding)
         transfers = try optional(.transfers, transfers)
         teamTokens = try optional(.teamTokens, teamTokens)
         purgeThreshold = try optional(.purgeThreshold, purgeThreshold)

@@ -21,8 +21,8 @@ extension WorldState {
     /// Queues the notifications that `changes` call for, as Apple sends them: `consent-revoked` when the
     /// user stops using Sign in with Apple with an app group (and on `/auth/revoke` if
     /// `options.onTokenRevocation`), the account-deletion event to every group the account had signed
-    /// in to, and `email-disabled`/`email-enabled` to every group holding the persona's relay address
-    /// when forwarding is turned off or on.
+    /// in to, and `email-disabled`/`email-enabled` to the groups that use a relay address whose forwarding
+    /// the person turned off or on.
     mutating func queueNotifications(for changes: [DomainEvent], at now: Date, options: NotificationOptions, events: inout [DomainEvent]) {
         for change in changes {
             switch change {
@@ -34,13 +34,9 @@ extension WorldState {
                 case .accountDeleted: queue(.accountDeleted, personaID: personaID, groupID: groupID, at: now, events: &events)
                 case .revokeEndpoint: break
                 }
-            case let .personaChanged(personaID, fields) where fields.contains("relayForwarding"):
-                guard let persona = persona(personaID) else { continue }
-                let relayGroups = consents.values.filter {
-                    $0.personaID == personaID && $0.usesRelayAddress
-                }.map(\.groupID).sorted()
-                for groupID in relayGroups {
-                    queue(persona.relayForwarding ? .emailEnabled : .emailDisabled, personaID: personaID, groupID: groupID, at: now, events: &events)
+            case let .relayForwardingChanged(personaID, teamID, _, forwarding):
+                for groupID in groupsUsingRelayAddress(personaID: personaID, teamID: teamID) {
+                    queue(forwarding ? .emailEnabled : .emailDisabled, personaID: personaID, groupID: groupID, at: now, events: &events)
                 }
             default:
                 continue
@@ -91,8 +87,7 @@ extension WorldState {
             events.append(.notificationUnrouted(type: type, personaID: personaID, groupID: groupID))
             return
         }
-        let relay = type.isEmailEvent && persona.email != nil
-            ? AppleIdentifiers.relayEmail(teamID: group.teamID, personaID: accountKey(personaID)) : nil
+        let relay = type.isEmailEvent && persona.email != nil ? relayAddress(personaID: personaID, teamID: group.teamID) : nil
         let notification = ServerNotification(type: type, personaID: personaID, groupID: groupID,
                                               subject: subject(personaID: personaID, teamID: group.teamID), eventTime: now, email: relay)
         let id = AppleIdentifiers.jwtID()

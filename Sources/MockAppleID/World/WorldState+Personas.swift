@@ -54,8 +54,14 @@ extension WorldState {
         guard let index = personas.firstIndex(where: { $0.id == persona.id }) else { throw .notFound(persona.id) }
         try PersonaError.check(persona)
         let before = personas[index]
+        let forwardingBefore = forwardingInUse(personaID: persona.id)
         personas[index] = persona
         events.append(.personaChanged(personaID: persona.id, fields: before.changedFields(to: persona)))
+        // The persona's setting is every address's: changing it sets them all.
+        if before.relayForwarding != persona.relayForwarding {
+            forgetRelayForwarding(of: persona.id)
+            announceForwardingChanges(personaID: persona.id, since: forwardingBefore, events: &events)
+        }
     }
 
     /// The user stops using Sign in with Apple with an app group: its consent, codes and tokens end.
@@ -76,6 +82,7 @@ extension WorldState {
             revokeConsent(key, cause: .accountDeleted, at: now, events: &events)
         }
         deletedAccounts.insert(personaID)
+        forgetRelayForwarding(of: personaID)
         if autoApprove?.persona == personaID {
             autoApprove = nil
             events.append(.autoApproveChanged(nil))

@@ -11,25 +11,41 @@ public struct RelayRecipient: Sendable, Equatable {
 public enum EmailSourceError: Error, Equatable, CustomStringConvertible {
     case unknownTeam(String)
     case invalid(String)
+    /// A source to remove that the team has not registered.
+    case notRegistered(String)
 
     public var description: String {
         switch self {
         case let .unknownTeam(id): return "no team has Team ID \(id)"
         case let .invalid(message): return message
+        case let .notRegistered(source): return "\"\(source.prefix(80))\" is not an email source of the team"
         }
     }
 }
 
+/// A change to a team's registered email sources.
+public enum EmailSourceChange: Sendable, Equatable {
+    /// The sources are these from now on.
+    case replace([String])
+    /// These are registered too (those already registered stay as they are).
+    case add([String])
+    /// These are no longer registered (each must be).
+    case remove([String])
+}
+
 extension WorldState {
-    /// The persona and team behind a relay address: an address exists while the persona has a
-    /// consent that hides their email with an app group of that team.
+    /// The persona and team behind a relay address, at either relay domain: an address exists while the
+    /// persona has a consent that hides their email with an app group of that team. The recipient's
+    /// address is the one the world gives out (at ``relayDomain``).
     func relayRecipient(_ address: String) -> RelayRecipient? {
         let wanted = address.lowercased()
-        guard wanted.hasSuffix("@" + AppleIdentifiers.relayDomain) else { return nil }
+        guard let at = wanted.lastIndex(of: "@"),
+              RelayOptions.AddressDomain(rawValue: String(wanted[wanted.index(after: at)...])) != nil else { return nil }
+        let local = wanted[..<at]
         for consent in relayConsents {
             guard let teamID = directory.groups[consent.groupID]?.teamID else { continue }
-            if relayAddress(personaID: consent.personaID, teamID: teamID) == wanted {
-                return RelayRecipient(address: wanted, personaID: consent.personaID, teamID: teamID)
+            if AppleIdentifiers.relayLocalPart(teamID: teamID, personaID: accountKey(consent.personaID)) == local {
+                return RelayRecipient(address: relayAddress(personaID: consent.personaID, teamID: teamID), personaID: consent.personaID, teamID: teamID)
             }
         }
         return nil
@@ -40,15 +56,13 @@ extension WorldState {
 
     /// The persona's relay address under `teamID`.
     public func relayAddress(personaID: String, teamID: String) -> String {
-        AppleIdentifiers.relayEmail(teamID: teamID, personaID: accountKey(personaID))
+        AppleIdentifiers.relayEmail(teamID: teamID, personaID: accountKey(personaID), domain: relayDomain)
     }
 
     /// Whether the relay takes mail from `sender` for `address` now (the check made at `RCPT TO`).
     mutating func checkRelay(sender: String, address: String, now: Date, options: RelayOptions) -> Result<RelayRecipient, RelayRejection> {
-        guard let recipient = relayRecipient(address), let persona = persona(recipient.personaID) else {
-            return .failure(.unknownAddress(address.lowercased()))
-        }
-        guard persona.relayForwarding else { return .failure(.forwardingDisabled(recipient.address)) }
+        guard let recipient = relayRecipient(address) else { return .failure(.unknownAddress(address.lowercased())) }
+        guard forwardsMail(personaID: recipient.personaID, teamID: recipient.teamID) else { return .failure(.forwardingDisabled(recipient.address)) }
         guard directory.teams[recipient.teamID]?.acceptsMail(from: sender) == true else {
             return .failure(.unauthorizedSender(address: recipient.address, sender: sender, wording: options.senderRejection))
         }
@@ -61,12 +75,9 @@ extension WorldState {
     /// Delivers a message to each recipient the relay takes it for (checked again, the world may have
     /// changed since `RCPT TO`); the `From:` header must be a registered source too. Returns the
     /// delivered messages and the refused recipients.
-    mutating func deliver(_ submission: RelaySubmission, parsed: (headers: [MailHeader], body: String), ids: [String], now: Date,
+    mutating func deliver(_ submission: RelaySubmission, mail: ReceivedMail, ids: [String], now: Date,
                           options: RelayOptions, events: inout [DomainEvent]) -> (delivered: [RelayMessage], refused: [RelayRejection]) {
-        let (headers, body) = parsed
-        let fromHeaders = headers.filter { $0.name.caseInsensitiveCompare("From") == .orderedSame }.map(\.value)
-        let fromHeader = fromHeaders.count == 1 ? fromHeaders[0] : nil
-        let subject = headers.first { $0.name.caseInsensitiveCompare("Subject") == .orderedSame }?.value
+        let fromHeader = mail.fromHeader
         var delivered: [RelayMessage] = []
         var refused: [RelayRejection] = []
         for (address, id) in zip(submission.recipients, ids) {
@@ -84,7 +95,8 @@ extension WorldState {
                 let message = RelayMessage(
                     id: id, receivedAt: now, envelopeFrom: submission.envelopeFrom, relayAddress: recipient.address,
                     personaID: recipient.personaID, teamID: recipient.teamID, forwardTo: persona(recipient.personaID)?.email,
-                    headers: headers, subject: subject, from: fromHeader, body: body, size: submission.data.utf8.count)
+                    headers: mail.headers, subject: mail.subject, from: mail.from, to: mail.to,
+                    text: mail.text, html: mail.html, body: mail.body, size: submission.data.utf8.count)
                 relay.add(message, capacity: options.inboxCapacity, countingDaily: options.dailyLimit > 0)
                 delivered.append(message)
                 events.append(.relayMailDelivered(id: id, personaID: recipient.personaID, address: recipient.address, sender: submission.envelopeFrom))
@@ -93,12 +105,22 @@ extension WorldState {
         return (delivered, refused)
     }
 
-    /// Replaces a team's registered email sources (addresses and domains).
-    mutating func setEmailSources(_ sources: [String], teamID: String, events: inout [DomainEvent]) throws(EmailSourceError) {
-        guard directory.teams[teamID] != nil else { throw .unknownTeam(teamID) }
+    /// Changes a team's registered email sources (addresses and domains); returns them as they are now.
+    mutating func changeEmailSources(_ change: EmailSourceChange, teamID: String, events: inout [DomainEvent]) throws(EmailSourceError) -> [String] {
+        guard let current = directory.teams[teamID]?.emailSources else { throw .unknownTeam(teamID) }
+        let sources: [String]
+        switch change {
+        case let .replace(given): sources = given
+        case let .add(given): sources = current + given
+        case let .remove(given):
+            let removed = try Team.checkEmailSources(given)
+            if let missing = removed.first(where: { !current.contains($0) }) { throw .notRegistered(missing) }
+            sources = current.filter { !removed.contains($0) }
+        }
         let cleaned = try Team.checkEmailSources(sources)
         directory.setEmailSources(cleaned, team: teamID)
         events.append(.emailSourcesChanged(teamID: teamID, sources: cleaned))
+        return cleaned
     }
 
     /// Records how forwarding a delivered message upstream went.
@@ -120,10 +142,12 @@ extension WorldState {
     public var relayAddressesInUse: [RelayAddress] {
         var seen = Set<String>()
         return relayConsents.compactMap { consent -> RelayAddress? in
-                guard let teamID = directory.groups[consent.groupID]?.teamID, let persona = persona(consent.personaID) else { return nil }
+                guard let teamID = directory.groups[consent.groupID]?.teamID, persona(consent.personaID) != nil else { return nil }
                 let address = relayAddress(personaID: consent.personaID, teamID: teamID)
                 guard seen.insert(address).inserted else { return nil }
-                return RelayAddress(address: address, personaID: consent.personaID, teamID: teamID, forwarding: persona.relayForwarding)
+                return RelayAddress(address: address, personaID: consent.personaID, teamID: teamID,
+                                    forwarding: forwardsMail(personaID: consent.personaID, teamID: teamID),
+                                    appGroups: groupsUsingRelayAddress(personaID: consent.personaID, teamID: teamID))
             }
             .sorted { $0.address < $1.address }
     }
@@ -134,6 +158,8 @@ public struct RelayAddress: Sendable, Equatable, Codable {
     public let address: String
     public let personaID: String
     public let teamID: String
-    /// Whether mail to it is delivered (the persona's forwarding setting).
+    /// Whether mail to it is delivered (the person's forwarding setting for it).
     public let forwarding: Bool
+    /// The app groups (primary App IDs) that use it: those of the team the persona hides their email from.
+    public let appGroups: [String]
 }

@@ -28,7 +28,8 @@ struct ApprovedSignIn: Sendable {
     let persona: Persona
     let consent: Consent
     let subject: String
-    let relayAccount: String
+    /// The persona's relay address under the client's team (tokens carry it when the email is hidden).
+    let relayAddress: String
     let isFirstConsent: Bool
     let authTime: Date
     /// `transfer_sub`, while the app group's transfer window is open for this user.
@@ -40,7 +41,8 @@ struct RedeemedGrant: Sendable {
     let persona: Persona
     let consent: Consent
     let subject: String
-    let relayAccount: String
+    /// The persona's relay address under the client's team (tokens carry it when the email is hidden).
+    let relayAddress: String
     let nonce: String?
     let authTime: Date
     /// `real_user_status` of a native first authorization's code; nil otherwise.
@@ -108,7 +110,8 @@ extension WorldState {
             realUserStatus: request.native && existing == nil ? request.realUserStatus ?? persona.realUserStatus : nil)
         events.append(.signInApproved(personaID: persona.id, clientID: request.client.id, firstConsent: existing == nil, native: request.native))
         return ApprovedSignIn(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: request.client.teamID),
-                              relayAccount: accountKey(persona.id), isFirstConsent: existing == nil, authTime: now,
+                              relayAddress: relayAddress(personaID: persona.id, teamID: request.client.teamID),
+                              isFirstConsent: existing == nil, authTime: now,
                               transferSubject: transferSubject(personaID: persona.id, groupID: key.groupID, at: now))
     }
 
@@ -208,7 +211,7 @@ extension WorldState {
                           realUserStatus: RealUserStatus?) -> RedeemedGrant {
         let teamID = directory.client(clientID)?.teamID ?? ""
         return RedeemedGrant(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: teamID),
-                             relayAccount: accountKey(persona.id), nonce: nonce, authTime: authTime,
+                             relayAddress: relayAddress(personaID: persona.id, teamID: teamID), nonce: nonce, authTime: authTime,
                              realUserStatus: realUserStatus,
                              transferSubject: transferSubject(personaID: persona.id, groupID: consent.groupID, at: now))
     }

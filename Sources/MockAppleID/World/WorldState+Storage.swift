@@ -13,7 +13,7 @@ extension WorldState {
     enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case directory, personas, deletedAccounts, accountGenerations
         case consents, codes, refreshGrants, refreshTokensByOwner, accessGrants, refreshTokensEndedByUser
-        case autoApprove, keys, faults, outbox, relay, transfers, teamTokens, purgeThreshold
+        case autoApprove, keys, faults, outbox, relay, relayForwarding, transfers, teamTokens, purgeThreshold
     }
 
     /// Remembers changes from now on, for ``takeChanges()`` (or stops, when the world is no longer kept in a store).
@@ -27,6 +27,7 @@ extension WorldState {
         refreshGrants.setTracking(on)
         accessGrants.setTracking(on)
         refreshTokensEndedByUser.setTracking(on)
+        relayForwarding.setTracking(on)
         teamTokens.setTracking(on)
     }
 
@@ -42,6 +43,7 @@ extension WorldState {
         changed += Self.entries(.refreshGrants, refreshGrants.takeChangedKeys())
         changed += Self.entries(.accessGrants, accessGrants.takeChangedKeys())
         changed += Self.entries(.refreshTokensEndedByUser, refreshTokensEndedByUser.takeChangedKeys())
+        changed += Self.entries(.relayForwarding, relayForwarding.takeChangedKeys())
         changed += Self.entries(.teamTokens, teamTokens.takeChangedKeys())
         return changed
     }
@@ -84,6 +86,7 @@ extension WorldState {
         case .refreshTokensByOwner: return []  // rebuilt from the grants when read back
         case .accessGrants: return Self.entries(section, accessGrants.storage.map { ($0.key, $0.value) })
         case .refreshTokensEndedByUser: return Self.entries(section, refreshTokensEndedByUser.storage.map { ($0.key, $0.value) })
+        case .relayForwarding: return Self.entries(section, relayForwarding.storage.map { ($0.key, $0.value) })
         case .teamTokens: return Self.entries(section, teamTokens.storage.map { ($0.key, $0.value) })
         }
     }
@@ -182,6 +185,7 @@ extension WorldState {
             case .refreshTokensByOwner: try Self.restore(row, removing ? nil : value, into: &refreshTokensByOwner, decoder)
             case .accessGrants: try Self.restore(row, removing ? nil : value, into: &accessGrants, decoder)
             case .refreshTokensEndedByUser: try Self.restore(row, removing ? nil : value, into: &refreshTokensEndedByUser, decoder)
+            case .relayForwarding: try Self.restore(row, removing ? nil : value, into: &relayForwarding, decoder)
             case .teamTokens: try Self.restore(row, removing ? nil : value, into: &teamTokens, decoder)
             }
         } catch let error as StateStoreError {

@@ -31,6 +31,9 @@ public struct WorldState: Sendable, Codable {
     public internal(set) var transfers: [AppTransfer] = [] { didSet { changes.touch(.transfers) } }
     /// Team access tokens for user migration.
     var teamTokens = TrackedMap<String, TeamAccessToken>()
+    /// Relay forwarding set for one relay address, where it differs from what the persona's
+    /// ``Persona/relayForwarding`` gives every address (see `WorldState+Forwarding.swift`).
+    var relayForwarding = TrackedMap<RelayAddressOwner, Bool>()
     /// When codes and access tokens held reach this many, expired ones are dropped.
     var purgeThreshold = WorldState.minimumPurgeThreshold { didSet { changes.touch(.purgeThreshold) } }
     /// The clock's time at the last purge of expired codes and access tokens; not stored (a world read
@@ -38,6 +41,9 @@ public struct WorldState: Sendable, Codable {
     var purgedAt: Date?
     /// Which whole sections changed since a store last took them (see `WorldState+Storage.swift`).
     var changes = SectionChanges()
+    /// The domain relay addresses are given out at (`relay.addressDomain`): a setting of the scenario, not
+    /// kept in a store or a snapshot (the ``World`` keeps its scenario's when a state replaces its own).
+    var relayDomain = RelayOptions.AddressDomain.privateRelay
     static let minimumPurgeThreshold = 10_000
     /// Clock time after which the next sign-in or refresh purges expired codes and access tokens.
     static let purgeInterval: TimeInterval = 60
@@ -49,6 +55,7 @@ public struct WorldState: Sendable, Codable {
         autoApprove = scenario.autoApprove
         keys = try KeyRing(published: scenario.signingKeys, activeKID: scenario.activeSigningKeyID,
                            shuffled: scenario.settings.shuffleJWKS)
+        relayDomain = scenario.settings.relay.addressDomain
         for fault in scenario.faults { _ = try? faults.enqueue(fault) }
     }
 

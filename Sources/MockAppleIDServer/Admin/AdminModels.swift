@@ -87,4 +87,6 @@ struct FaultsView: Encodable {
 struct HealthView: Encodable {
     let status: String
     let scenario: String
+    /// Every listener's URL, host and port, once all are bound (left out before, and after a reset).
+    let listeners: ServerListeners?
 }

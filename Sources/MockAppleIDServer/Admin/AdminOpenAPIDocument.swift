@@ -107,10 +107,26 @@ paths:
         "403": {$ref: "#/components/responses/Forbidden"}
         "503": {$ref: "#/components/responses/StateNotSaved"}
 
+  /__admin/dashboard.js:
+    get:
+      operationId: getDashboardScript
+      summary: The dashboard's script (its actions call this API from the page; it follows the event stream).
+      tags: [server]
+      responses:
+        "200":
+          description: The script.
+          content:
+            text/javascript:
+              schema:
+                type: string
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "503": {$ref: "#/components/responses/StateNotSaved"}
+
   /__admin/health:
     get:
       operationId: getHealth
-      summary: Liveness and the scenario's name.
+      summary: Liveness, the scenario's name, and where every listener is (its URL, host and port).
       tags: [server]
       responses:
         "200":
@@ -178,6 +194,40 @@ paths:
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "500": {$ref: "#/components/responses/EncodingFailed"}
+        "503": {$ref: "#/components/responses/StateNotSaved"}
+
+  /__admin/events/stream:
+    get:
+      operationId: streamEvents
+      summary: Every domain event as it happens, as server-sent events; the events after `after` (or `Last-Event-ID`) first.
+      description: |
+        Each event is `id: <sequence>` and `data: <an Event as /__admin/events lists it>`, then a blank line; a
+        comment line comes every 15 s while nothing happens. The stream ends when the server shuts down; a
+        reconnecting `EventSource` sends `Last-Event-ID` and gets what it missed (of the events kept).
+      tags: [log]
+      parameters:
+        - $ref: "#/components/parameters/After"
+      responses:
+        "200":
+          description: The stream; each event's data is an Event, in JSON.
+          content:
+            text/event-stream:
+              schema:
+                type: object
+                required: [id, data]
+                properties:
+                  id:
+                    type: string
+                    pattern: "^[0-9]+$"
+                  event:
+                    type: string
+                  data:
+                    type: string
+                    contentMediaType: application/json
+                    contentSchema: {$ref: "#/components/schemas/Event"}
+        "400": {$ref: "#/components/responses/BadRequest"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
         "503": {$ref: "#/components/responses/StateNotSaved"}
 
   /__admin/clock:
@@ -893,14 +943,7 @@ paths:
       summary: Replace the domains and addresses the relay takes mail from for a team.
       tags: [relay]
       parameters:
-        - name: team
-          in: path
-          required: true
-          description: A Team ID of the scenario, percent-decoded (an invalid escape answers 400).
-          schema:
-            type: string
-            minLength: 1
-          example: MOCKTEAM01
+        - $ref: "#/components/parameters/Team"
       requestBody:
         required: true
         content:
@@ -919,6 +962,92 @@ paths:
         "404": {$ref: "#/components/responses/NotFound"}
         "413": {$ref: "#/components/responses/ContentTooLarge"}
         "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+        "503": {$ref: "#/components/responses/StateNotSaved"}
+    post:
+      operationId: addEmailSource
+      summary: Register one more domain or address the relay takes mail from for a team (one already registered stays).
+      tags: [relay]
+      parameters:
+        - $ref: "#/components/parameters/Team"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/EmailSourceAdded"}
+            example: {source: mailer.example.com}
+      responses:
+        "200":
+          description: The team's sources now.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/EmailSources"}
+        "400": {$ref: "#/components/responses/BadRequest"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/NotFound"}
+        "413": {$ref: "#/components/responses/ContentTooLarge"}
+        "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+        "503": {$ref: "#/components/responses/StateNotSaved"}
+
+  /__admin/teams/{team}/email-sources/{source}:
+    delete:
+      operationId: removeEmailSource
+      summary: Stop taking mail from one registered domain or address for a team.
+      tags: [relay]
+      parameters:
+        - $ref: "#/components/parameters/Team"
+        - name: source
+          in: path
+          required: true
+          description: The domain or address, percent-decoded, compared without case (404 when the team has not registered it).
+          schema:
+            type: string
+            minLength: 1
+          example: example.com
+      responses:
+        "200":
+          description: The team's sources now.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/EmailSources"}
+        "400": {$ref: "#/components/responses/BadRequest"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/NotFound"}
+        "503": {$ref: "#/components/responses/StateNotSaved"}
+
+  /__admin/personas/{id}/relay-forwarding:
+    put:
+      operationId: setRelayForwarding
+      summary: Turn the persona's relay forwarding on or off, for the relay address under one app's team or for every address of theirs.
+      description: |
+        As the person does in Settings › Apple ID › Sign in with Apple › the app › Forward To. With `app`, only the
+        persona's relay address under that app's team changes (every app group of the team that the persona
+        hides their email from uses it); without, every address does, as changing the persona's
+        `relayForwarding` does. The app groups using an address whose forwarding changed are sent
+        `email-disabled` or `email-enabled`. Answers the persona's relay addresses in use.
+      tags: [relay]
+      parameters:
+        - $ref: "#/components/parameters/PersonaID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/RelayForwardingChange"}
+            example: {forwarding: false, app: com.example.web}
+      responses:
+        "200":
+          description: The persona's relay addresses in use, each with its forwarding.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/RelayForwarding"}
+        "400": {$ref: "#/components/responses/BadRequestOrInvalidPersona"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/NotFound"}
+        "413": {$ref: "#/components/responses/ContentTooLarge"}
+        "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+        "500": {$ref: "#/components/responses/EncodingFailed"}
         "503": {$ref: "#/components/responses/StateNotSaved"}
 
   /__admin/tenants:
@@ -1139,6 +1268,15 @@ components:
         minLength: 1
         maxLength: 256
       example: jane
+    Team:
+      name: team
+      in: path
+      required: true
+      description: A Team ID of the scenario, percent-decoded (an invalid escape answers 400).
+      schema:
+        type: string
+        minLength: 1
+      example: MOCKTEAM01
 
   requestBodies:
     Unread:
@@ -1341,6 +1479,30 @@ components:
         scenario:
           type: string
           description: The scenario's name.
+        listeners:
+          type: object
+          description: Where the server listens, once every listener is bound (a tenant's health gives its own base URLs and no SMTP).
+          additionalProperties: false
+          required: [http]
+          properties:
+            http: {$ref: "#/components/schemas/Listener"}
+            https: {$ref: "#/components/schemas/Listener"}
+            smtp: {$ref: "#/components/schemas/Listener"}
+
+    Listener:
+      type: object
+      additionalProperties: false
+      required: [url, host, port]
+      properties:
+        url:
+          type: string
+          description: "`http://127.0.0.1:8080`, `https://localhost:8443` (the certificate names localhost), `smtp://127.0.0.1:2525`."
+        host:
+          type: string
+        port:
+          type: integer
+          minimum: 1
+          maximum: 65535
 
     ResetResult:
       type: object
@@ -1453,6 +1615,7 @@ components:
               - notificationAttemptDue
               - notificationsRetried
               - notificationDropped
+              - relayForwardingChanged
               - emailSourcesChanged
               - relayMailDelivered
               - relayMailRefused
@@ -1915,11 +2078,22 @@ components:
                 type: string
         subject:
           type: string
+          description: The `Subject:` header, its RFC 2047 encoded words decoded.
         from:
           type: string
-          description: The `From:` header.
+          description: The `From:` header, decoded.
+        to:
+          type: string
+          description: The `To:` header, decoded.
+        text:
+          type: string
+          description: The first `text/plain` part (or the body, when it declares no type), transfer encoding and charset undone.
+        html:
+          type: string
+          description: The first `text/html` part, decoded.
         body:
           type: string
+          description: Everything after the header block, as sent (nothing decoded).
         size:
           type: integer
           minimum: 0
@@ -1939,7 +2113,7 @@ components:
     RelayAddress:
       type: object
       additionalProperties: false
-      required: [address, personaID, teamID, forwarding]
+      required: [address, personaID, teamID, forwarding, appGroups]
       properties:
         address:
           type: string
@@ -1949,6 +2123,35 @@ components:
           type: string
         forwarding:
           type: boolean
+          description: Whether mail to it is delivered (the person's setting for this address).
+        appGroups:
+          type: array
+          description: The app groups (primary App IDs) that use it.
+          items:
+            type: string
+
+    RelayForwardingChange:
+      type: object
+      additionalProperties: false
+      required: [forwarding]
+      properties:
+        forwarding:
+          type: boolean
+        app:
+          type: string
+          minLength: 1
+          description: A client id or primary App ID; without it, every relay address of the persona's.
+
+    RelayForwarding:
+      type: object
+      additionalProperties: false
+      required: [persona, addresses]
+      properties:
+        persona:
+          type: string
+        addresses:
+          type: array
+          items: {$ref: "#/components/schemas/RelayAddress"}
 
     RelayAddressList:
       type: object
@@ -1985,6 +2188,17 @@ components:
               spaces, `<` or `>`, at most one `@` and not first, and a domain part that contains a dot
               but does not start or end with one.
             pattern: '^([\x21-\x3B\x3D\x3F\x41-\x7E]+@)?[\x21-\x2D\x2F-\x3B\x3D\x3F\x41-\x7E][\x21-\x3B\x3D\x3F\x41-\x7E]*\.[\x21-\x3B\x3D\x3F\x41-\x7E]*[\x21-\x2D\x2F-\x3B\x3D\x3F\x41-\x7E]$'
+
+    EmailSourceAdded:
+      type: object
+      additionalProperties: false
+      required: [source]
+      properties:
+        source:
+          type: string
+          maxLength: 254
+          description: A domain or an address, as in EmailSourcesChange.
+          pattern: '^([\x21-\x3B\x3D\x3F\x41-\x7E]+@)?[\x21-\x2D\x2F-\x3B\x3D\x3F\x41-\x7E][\x21-\x3B\x3D\x3F\x41-\x7E]*\.[\x21-\x3B\x3D\x3F\x41-\x7E]*[\x21-\x2D\x2F-\x3B\x3D\x3F\x41-\x7E]$'
 
     EmailSources:
       type: object
@@ -2339,6 +2553,7 @@ components:
                   - setNotificationURL
                   - sendMail
                   - setEmailSources
+                  - setRelayForwarding
                   - transferApp
                   - userMigration
         yaml:

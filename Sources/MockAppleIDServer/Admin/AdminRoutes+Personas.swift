@@ -37,16 +37,9 @@ extension AdminRoutes {
         }
     }
 
-    /// Runs a persona operation, mapping its failure to the admin error shape: 404 for a persona that does not
-    /// exist, 409 `persona_exists` for an id taken, 400 `invalid_persona` for the rest.
+    /// Runs a persona operation, mapping its failure to the admin error shape (``AdminError/init(personaError:)``).
     private func persona(_ body: () throws(PersonaError) -> Void) throws(AdminError) {
-        do { try body() } catch {
-            switch error {
-            case .notFound: throw AdminError.notFound(error.description)
-            case .alreadyExists: throw AdminError(status: .conflict, code: "persona_exists", message: error.description)
-            case .invalid: throw AdminError(status: .badRequest, code: "invalid_persona", message: error.description)
-            }
-        }
+        do { try body() } catch { throw AdminError(personaError: error) }
     }
 
     private func current(_ context: BasicRequestContext) throws(AdminError) -> Persona {
@@ -66,5 +59,17 @@ extension AdminRoutes {
         let updated = try currentJSON.merged(with: patch).decode(Persona.self)
         try persona { () throws(PersonaError) in try provider.updatePersona(updated) }
         return try AdminResponse.json(updated)
+    }
+}
+
+extension AdminError {
+    /// A persona operation's failure: 404 for a persona that does not exist, 409 `persona_exists` for an id
+    /// taken, 400 `invalid_persona` for the rest.
+    init(personaError error: PersonaError) {
+        switch error {
+        case .notFound: self = .notFound(error.description)
+        case .alreadyExists: self.init(status: .conflict, code: "persona_exists", message: error.description)
+        case .invalid: self.init(status: .badRequest, code: "invalid_persona", message: error.description)
+        }
     }
 }

@@ -12,20 +12,33 @@ struct AdminRoutes: Sendable {
     let configuration: ServerConfiguration
     /// The server's tenants (nil on a tenant's own admin API).
     let tenants: TenantRegistry?
+    /// Where the server listens, once it does.
+    let listeners: BoundListeners
 
     func register(on router: RecordingRouter) {
         // Guarded by ``AdminGuard``, which the server puts before its other middleware.
         let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard.JSONWrites())
-        admin.get("health") { _, _ in try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name)) }
+        admin.get("health") { _, _ in
+            try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name,
+                                              listeners: listeners.current?.under(configuration.pathPrefix)))
+        }
         admin.get("openapi.yaml") { _, _ in
             let document = tenants == nil ? AdminOpenAPIDocument.tenant(base: configuration.pathPrefix) : AdminOpenAPIDocument.server
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: document))
         }
-        // The dashboard: the same information as a page.
-        admin.get("") { _, _ in AppleResponse.html(DashboardPage.render(provider, prefix: configuration.pathPrefix + Self.prefix)) }
+        // The dashboard: the same information as a page, with the admin API's actions; and its script.
+        admin.get("") { _, _ in
+            var page = AppleResponse.html(DashboardPage.render(provider, prefix: configuration.pathPrefix + Self.prefix))
+            page.headers[.contentSecurityPolicy] = DashboardPage.contentSecurityPolicy
+            return page
+        }
+        admin.get("dashboard.js") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-store"],
+                     body: ResponseBody(byteBuffer: DashboardScript.bytes))
+        }
         admin.post("reset") { _, _ in
             provider.reset()
-            return try AdminResponse.json(HealthView(status: "reset", scenario: provider.scenario.name))
+            return try AdminResponse.json(HealthView(status: "reset", scenario: provider.scenario.name, listeners: nil))
         }
         admin.get("journal") { request, _ in
             try AdminResponse.json(JournalView(entries: provider.journal.entries(after: try after(request))))
@@ -33,6 +46,7 @@ struct AdminRoutes: Sendable {
         admin.get("events") { request, _ in
             try AdminResponse.json(EventsView(provider.world.events.events(after: try after(request))))
         }
+        registerEventStream(on: admin)
         registerClock(on: admin)
         registerPersonas(on: admin)
         registerKeys(on: admin)
@@ -46,7 +60,7 @@ struct AdminRoutes: Sendable {
     }
 
     /// `?after=N`: a sequence number (0 when absent).
-    private func after(_ request: Request) throws(AdminError) -> Int {
+    func after(_ request: Request) throws(AdminError) -> Int {
         guard let text = request.uri.queryParameters.get("after") else { return 0 }
         guard let value = Int(text), value >= 0 else { throw AdminError.badRequest("after must be a whole number 0 or more") }
         return value

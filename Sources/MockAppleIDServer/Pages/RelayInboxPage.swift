@@ -13,7 +13,7 @@ enum RelayInboxPage {
         let shownMessages = messages.suffix(shown).reversed().map {
             Message(subject: $0.subject ?? "(no subject)", from: $0.from ?? $0.envelopeFrom, relayAddress: $0.relayAddress,
                     personaID: $0.personaID, receivedAt: $0.receivedAt.formatted(.iso8601), forwarded: $0.forwarded,
-                    body: String($0.body.prefix(20_000)))
+                    body: String(($0.text ?? $0.body).prefix(20_000)))
         }
         return PageTemplates.render(Model(persona: persona, addresses: shownAddresses, messageCount: messages.count,
                                           messages: shownMessages), with: "relay-inbox")

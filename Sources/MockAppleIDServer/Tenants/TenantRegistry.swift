@@ -35,12 +35,15 @@ public final class TenantRegistry: Sendable {
     let scenario: Scenario
     let configuration: ServerConfiguration
     let store: (any TenantStore)?
+    /// The server's listeners, which a tenant's health reports under its path.
+    let listeners: BoundListeners
     let logger: Logger
 
-    init(scenario: Scenario, configuration: ServerConfiguration, store: (any TenantStore)?, logger: Logger) {
+    init(scenario: Scenario, configuration: ServerConfiguration, store: (any TenantStore)?, listeners: BoundListeners, logger: Logger) {
         self.scenario = scenario
         self.configuration = configuration
         self.store = store
+        self.listeners = listeners
         self.logger = logger
     }
 
@@ -236,7 +239,8 @@ public final class TenantRegistry: Sendable {
     private func start(_ provider: AppleIDProvider, _ record: TenantRecord) {
         var tenantConfiguration = configuration
         tenantConfiguration.pathPrefix = Self.pathPrefix + record.name
-        let server = MockAppleIDServer(provider: provider, configuration: tenantConfiguration, logger: logger, servesTenants: false)
+        let server = MockAppleIDServer(provider: provider, configuration: tenantConfiguration, logger: logger, servesTenants: false,
+                                       listeners: listeners)
         let responders = Dictionary(uniqueKeysWithValues: ["http", "https"].map { ($0, server.makeRouter(scheme: $0).buildResponder()) })
         let logger = self.logger
         let services = Task {

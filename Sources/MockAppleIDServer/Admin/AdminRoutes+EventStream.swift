@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockAppleID
+import ServiceLifecycle
+
+extension AdminRoutes {
+    /// `GET /__admin/events/stream[?after=N]`: every domain event as it happens, as server-sent events
+    /// (`text/event-stream`), each `id: <sequence>` and `data: <the event as /__admin/events lists it>`;
+    /// the events after `N` (or after the `Last-Event-ID` a reconnecting `EventSource` sends) come first.
+    /// A comment line every 15 s keeps the connection alive; the stream ends when the server shuts down.
+    func registerEventStream(on admin: RouterGroup<BasicRequestContext>) {
+        admin.get("events/stream") { request, _ in
+            let after = try request.headers[Self.lastEventID].map { text throws(AdminError) -> Int in
+                guard let value = Int(text), value >= 0 else { throw AdminError.badRequest("Last-Event-ID must be a whole number") }
+                return value
+            } ?? after(request)
+            let log = provider.world.events
+            let body = ResponseBody { writer in
+                // Subscribed before the log is read, so that no event falls between the two; repeats are skipped by sequence.
+                let live = log.subscribe(bufferLimit: Self.streamBuffer)
+                var sent = after
+                for recorded in log.events(after: after) {
+                    try await writer.write(Self.frame(recorded))
+                    sent = recorded.sequence
+                }
+                try await writer.write(ByteBuffer(string: ": mock-appleid events after \(sent)\n\n"))
+                // The live events and the keep-alive comments, in one stream the writer's task reads.
+                let (frames, feed) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(Self.streamBuffer))
+                let caughtUp = sent
+                let pump = Task {
+                    for await recorded in live where recorded.sequence > caughtUp { feed.yield(Self.frame(recorded)) }
+                    feed.finish()
+                }
+                let beat = Task {
+                    while (try? await Task.sleep(for: Self.heartbeat)) != nil { feed.yield(ByteBuffer(string: ": keep-alive\n\n")) }
+                }
+                defer {
+                    pump.cancel()
+                    beat.cancel()
+                }
+                try await withGracefulShutdownHandler {
+                    for await frame in frames { try await writer.write(frame) }
+                } onGracefulShutdown: {
+                    feed.finish()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+        }
+    }
+
+    private static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    /// Events a slow reader may fall behind by before the oldest unsent are dropped.
+    static let streamBuffer = 1_000
+    static let heartbeat = Duration.seconds(15)
+
+    /// One server-sent event: its sequence as the id, the event's JSON as the data.
+    private static func frame(_ recorded: RecordedEvent) -> ByteBuffer {
+        let view = EventsView.EventView(sequence: recorded.sequence, time: recorded.time, description: recorded.event.description,
+                                        event: recorded.event)
+        let json = (try? AdminResponse.encoder.encode(view)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return ByteBuffer(string: "id: \(recorded.sequence)\ndata: \(json)\n\n")
+    }
+}
