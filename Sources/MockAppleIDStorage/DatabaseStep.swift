@@ -27,24 +27,27 @@ enum DatabaseStep {
         var description: String { "the connection to the database closed" }
     }
 
+    /// How often a step on a connection looks whether the connection closed. (A callback on its close
+    /// would do it sooner, but a connection that serves many steps would keep one per step until it closes.)
+    static let closedCheckInterval = Duration.milliseconds(100)
+
     /// Runs `operation` (which uses `connection`) within `deadline`; throws what it throws,
-    /// ``TimedOut``, ``ConnectionClosed`` as soon as the connection closes, or `CancellationError` when
+    /// ``TimedOut``, ``ConnectionClosed`` once the connection is found closed, or `CancellationError` when
     /// `grace` has passed since the caller's task was cancelled.
     static func run<T: Sendable>(within deadline: Duration, grace: Duration, on connection: PostgresConnection,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await run(within: deadline, grace: grace, abandoning: { try? await connection.close() },
-                      endingEarly: { end in connection.closeFuture.whenComplete { _ in end(ConnectionClosed()) } }, operation)
+                      endsEarly: { connection.isClosed ? ConnectionClosed() : nil }, operation)
     }
 
     /// Runs `operation` within `deadline`; when the deadline passes, or `grace` after the caller's task
     /// is cancelled, throws ``TimedOut`` or `CancellationError` without waiting for the operation to end,
     /// cancels the operation's task and then calls `abandon` (which must make the operation's work void):
-    /// the caller may resume before `abandon` has run.
-    /// `endingEarly` is given a way to end the step with an error before its deadline (a connection that
-    /// closed): the step then ends as at its deadline.
+    /// the caller may resume before `abandon` has run. `endsEarly`, asked every ``closedCheckInterval``,
+    /// may end the step before its deadline with the error it returns (a connection that closed).
     static func run<T: Sendable>(within deadline: Duration, grace: Duration,
                                  abandoning abandon: @escaping @Sendable () async -> Void,
-                                 endingEarly: (@escaping @Sendable (any Error) -> Void) -> Void = { _ in },
+                                 endsEarly: (@Sendable () -> (any Error)?)? = nil,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let race = Race<T>()
         return try await withTaskCancellationHandler {
@@ -54,13 +57,22 @@ enum DatabaseStep {
                     do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
                 }
                 let timer = Task {
-                    try await Task.sleep(for: deadline)
-                    if race.finish(.failure(TimedOut(deadline: deadline))) { await abandon() }
+                    var ending: any Error = TimedOut(deadline: deadline)
+                    if let endsEarly {
+                        let end = ContinuousClock.now.advanced(by: deadline)
+                        while ContinuousClock.now < end {
+                            try await Task.sleep(for: min(closedCheckInterval, ContinuousClock.now.duration(to: end)))
+                            if let early = endsEarly() {
+                                ending = early
+                                break
+                            }
+                        }
+                    } else {
+                        try await Task.sleep(for: deadline)
+                    }
+                    if race.finish(.failure(ending)) { await abandon() }
                 }
                 race.whenFinished { timer.cancel(); work.cancel() }
-                endingEarly { error in
-                    if race.finish(.failure(error)) { Task { await abandon() } }
-                }
             }
         } onCancel: {
             let graceTimer = Task {

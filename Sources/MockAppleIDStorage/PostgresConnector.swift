@@ -19,16 +19,23 @@ final class PostgresConnector: Sendable {
 
     /// A new connection, within the configuration's connect timeout; refused at once while backing off.
     func connect() async throws(StateStoreError) -> PostgresConnection {
-        if case let .refused(reason, remaining) = backoff.admit() {
-            throw StateStoreError("\(address.name): cannot be reached (\(reason)); the next attempt is in \(Self.seconds(remaining)) s")
+        let round: Int
+        switch backoff.admit() {
+        case let .attempt(admitted): round = admitted
+        case let .refused(reason, remaining):
+            throw StateStoreError("\(address.name): cannot be reached (\(reason))"
+                                  + (remaining > .zero ? "; the next attempt is in \(Self.seconds(remaining)) s" : "; an attempt is under way"))
         }
         do {
             let connection = try await DatabaseStep.connect(address.configuration, logger: logger)
-            if backoff.succeeded() { logger.notice("\(address.name): reachable again") }
+            if backoff.succeeded(round) { logger.notice("\(address.name): reachable again") }
             return connection
+        } catch is CancellationError {
+            backoff.abandoned(round)
+            throw StateStoreError("\(address.name): connecting was cancelled")
         } catch {
             let reason = PostgresStore.describe(error)
-            if backoff.failed(reason).first {
+            if backoff.failed(reason, round: round)?.first == true {
                 logger.error("\(address.name): cannot be reached (\(reason)); requests are refused while it is retried, at most every \(Self.seconds(ReconnectBackoff.longestDelay)) s")
             }
             throw StateStoreError("\(address.name): cannot be reached: \(reason)")

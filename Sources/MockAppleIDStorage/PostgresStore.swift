@@ -9,10 +9,9 @@ import Synchronization
 /// database holds.
 public final class PostgresStore: TenantStore {
     /// The database's address, without its password.
-    public var name: String { address.name }
+    public var name: String { connector.address.name }
     /// The server's own world.
     public let world: PostgresWorldStore
-    private let address: PostgresAddress
     /// Every connection of the store, its tenants' included, backing off together while the database is down.
     private let connector: PostgresConnector
     private let logger: Logger
@@ -26,7 +25,6 @@ public final class PostgresStore: TenantStore {
     static let format = 2
 
     private init(address: PostgresAddress, logger: Logger) {
-        self.address = address
         self.logger = logger
         self.connector = PostgresConnector(address: address, logger: logger)
         self.world = PostgresWorldStore(connector: connector, tenant: "", logger: logger)

@@ -4,16 +4,22 @@ import Synchronization
 /// a delay has passed: 50 ms after the first failure, doubling with each failure in a row up to 2 s,
 /// each delay shortened at random by up to half (so servers that lost the database together do not come
 /// back in step). Meanwhile callers are refused at once with the last failure, and once the delay has
-/// passed one caller at a time tries again; the first success ends the backoff.
+/// passed one caller tries again; the first success ends the backoff.
+///
+/// Each attempt carries the round it was admitted in: only the first failure of the attempts a round
+/// admitted counts (attempts under way when the database went away fail together), and an attempt that
+/// was cancelled, not refused, counts for nothing.
 ///
 /// Without it, every request to a server whose database is down opened a connection of its own: a
 /// burst of refused connections, each holding a local port, and a request stalled on every one.
 final class ReconnectBackoff: Sendable {
     /// What a caller may do now.
     enum Admission: Equatable {
-        /// Connect (and report how it went with ``succeeded()`` or ``failed(_:)``).
-        case attempt
-        /// Do not connect: the last attempt failed for `reason`, and the next is due in `remaining`.
+        /// Connect, then report how it went (``succeeded(_:)``, ``failed(_:round:)`` or ``abandoned(_:)``)
+        /// with this round.
+        case attempt(round: Int)
+        /// Do not connect: the last attempt failed for `reason`, and the next is due in `remaining`
+        /// (zero: one is under way).
         case refused(reason: String, remaining: Duration)
     }
 
@@ -23,6 +29,8 @@ final class ReconnectBackoff: Sendable {
 
     private struct State {
         var failures = 0
+        /// Increases with each failure that counted: attempts of earlier rounds report for nothing.
+        var round = 0
         var nextAttempt = ContinuousClock.Instant.now
         var lastFailure = ""
         /// An attempt after a failure is under way: the others wait for its outcome.
@@ -44,38 +52,51 @@ final class ReconnectBackoff: Sendable {
     func admit() -> Admission {
         let instant = now()
         return state.withLock { state in
-            guard state.failures > 0 else { return .attempt }
+            guard state.failures > 0 else { return .attempt(round: state.round) }
             guard !state.probing, instant >= state.nextAttempt else {
                 let remaining = state.probing ? .zero : instant.duration(to: state.nextAttempt)
                 return .refused(reason: state.lastFailure, remaining: remaining)
             }
             state.probing = true
-            return .attempt
+            return .attempt(round: state.round)
         }
     }
 
     /// An attempt connected; returns whether it ended a backoff.
     @discardableResult
-    func succeeded() -> Bool {
+    func succeeded(_ round: Int) -> Bool {
         state.withLock { state in
-            defer { state = State() }
-            return state.failures > 0
+            let ended = state.failures > 0
+            state.failures = 0
+            state.probing = false
+            if ended { state.round += 1 }
+            return ended
         }
     }
 
-    /// An attempt failed for `reason`; returns the delay before the next one, and whether this failure
-    /// began the backoff (the database was reachable before).
+    /// An attempt of `round` failed for `reason`. When it counts (the first failure of its round), returns
+    /// the delay before the next attempt and whether this failure began the backoff; nil otherwise.
     @discardableResult
-    func failed(_ reason: String) -> (delay: Duration, first: Bool) {
+    func failed(_ reason: String, round: Int) -> (delay: Duration, first: Bool)? {
         let instant = now()
         let jitter = random()
         return state.withLock { state in
+            guard round == state.round else { return nil }
             state.failures += 1
+            state.round += 1
             state.lastFailure = reason
             state.probing = false
             let delay = Self.delay(afterFailures: state.failures, jitter: jitter)
             state.nextAttempt = instant.advanced(by: delay)
             return (delay, state.failures == 1)
+        }
+    }
+
+    /// An attempt of `round` was given up by its caller (cancelled): it says nothing of the database, and
+    /// another caller may try in its place.
+    func abandoned(_ round: Int) {
+        state.withLock { state in
+            if round == state.round { state.probing = false }
         }
     }
 

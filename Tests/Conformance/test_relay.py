@@ -316,17 +316,20 @@ def smuggle(port, address, end_of_data: bytes) -> list[bytes]:
         sock.close()
 
 
-@pytest.mark.parametrize("end_of_data, bare_cr", [(b"\n.\n", False), (b"\r\n.\n", False), (b"\n.\r\n", False),
-                                                  (b"\r.\r", True), (b"\r\n.\r", True)])
-def test_a_bare_lf_or_cr_end_of_data_smuggles_no_second_message(end_of_data, bare_cr):
+@pytest.mark.parametrize("end_of_data, refusal", [
+    (b"\n.\n", None), (b"\r\n.\n", None), (b"\n.\r\n", None),
+    (b"\r.\r", b"550 5.5.2 Bare <CR> in the message"), (b"\r\n.\r", b"550 5.5.2 Bare <CR> in the message"),
+    (b"A" * 9000 + b"\n.\r\n", b"500 5.5.2 Line too long"),  # an over-long line ending in a bare LF
+])
+def test_a_bare_lf_or_cr_end_of_data_smuggles_no_second_message(end_of_data, refusal):
     with forwarding_relay() as (base_url, sink):
         address = relay_address(base_url)
         replies = smuggle(smtp_port(base_url), address, end_of_data)
         # One reply to the one message, then QUIT's: nothing after the bare-LF or bare-CR "end" was a command.
         assert [reply[:9] for reply in replies][-1:] == [b"221 2.0.0"] and len(replies) == 2, replies
-        if bare_cr:
-            # A bare CR: the message is refused (and none is passed on to a server that might take it for a line end).
-            assert replies[0].startswith(b"550 5.5.2 Bare <CR> in the message"), replies
+        if refusal:
+            # Refused whole (and nothing passed on to a server that might take a bare CR for a line end).
+            assert replies[0].startswith(refusal), replies
             assert inbox(base_url) == [] and sink.messages == []
             return
         # A bare LF: one message, the would-be second one its text, as Postfix's smtpd_forbid_bare_newline = normalize reads it.

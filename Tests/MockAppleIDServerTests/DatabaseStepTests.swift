@@ -103,4 +103,19 @@ struct DatabaseStepTests {
         await stuck.poll { stuck.abandoned }
         #expect(stuck.abandoned)
     }
+
+    @Test func aStepWhoseConnectionClosesEndsThenNotAtItsDeadline() async {
+        struct Closed: Error {}
+        let stuck = Stuck()
+        let closed = Mutex(false)
+        let caller = Task {
+            try await DatabaseStep.run(within: .seconds(3600), grace: .zero, abandoning: { stuck.abandon() },
+                                       endsEarly: { closed.withLock { $0 } ? Closed() : nil }) { await stuck.operation() }
+        }
+        await stuck.poll { stuck.waiting }
+        closed.withLock { $0 = true }
+        await #expect(throws: Closed.self) { try await caller.value }
+        await stuck.poll { stuck.abandoned }
+        #expect(stuck.abandoned)
+    }
 }

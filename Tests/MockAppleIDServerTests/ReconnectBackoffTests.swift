@@ -14,24 +14,51 @@ struct ReconnectBackoffTests {
         func advance(by duration: Duration) { instant.withLock { $0 = $0.advanced(by: duration) } }
     }
 
+    /// The round an admission carries (fails the test when it is a refusal).
+    static func round(_ admission: ReconnectBackoff.Admission) -> Int {
+        guard case let .attempt(round) = admission else {
+            Issue.record("refused: \(admission)")
+            return -1
+        }
+        return round
+    }
+
     @Test("after a failure: refused with the reason until the delay passes, then one caller at a time tries; success ends it")
     func schedule() {
         let clock = Clock()
         let backoff = ReconnectBackoff(now: { clock.now }, random: { 0 })
-        #expect(backoff.admit() == .attempt && backoff.admit() == .attempt)  // reachable: every caller connects
-        #expect(backoff.failed("connection refused") == (.milliseconds(50), true))
+        let first = Self.round(backoff.admit())
+        #expect(backoff.admit() == .attempt(round: first))  // reachable: every caller connects
+        #expect(backoff.failed("connection refused", round: first)! == (.milliseconds(50), true))
         #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .milliseconds(50)))
         clock.advance(by: .milliseconds(49))
         #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .milliseconds(1)))
         clock.advance(by: .milliseconds(1))
-        #expect(backoff.admit() == .attempt)
+        let probe = Self.round(backoff.admit())
         #expect(backoff.admit() == .refused(reason: "connection refused", remaining: .zero))  // one probe at a time
-        #expect(backoff.failed("timed out") == (.milliseconds(100), false))
+        #expect(backoff.failed("timed out", round: probe)! == (.milliseconds(100), false))
         clock.advance(by: .milliseconds(100))
-        #expect(backoff.admit() == .attempt)
-        #expect(backoff.succeeded())
-        #expect(backoff.admit() == .attempt && backoff.admit() == .attempt)
-        #expect(!backoff.succeeded())
+        let next = Self.round(backoff.admit())
+        #expect(backoff.succeeded(next))
+        #expect(backoff.admit() == .attempt(round: next + 1) && backoff.admit() == .attempt(round: next + 1))  // every caller again
+        #expect(!backoff.succeeded(next + 1))
+    }
+
+    @Test("attempts under way when the database goes count once; a late failure of theirs does not end a probe; a cancelled probe lets another try")
+    func rounds() {
+        let clock = Clock()
+        let backoff = ReconnectBackoff(now: { clock.now }, random: { 0 })
+        let together = (0..<50).map { _ in Self.round(backoff.admit()) }
+        #expect(backoff.failed("refused", round: together[0])?.delay == .milliseconds(50))
+        #expect(together.dropFirst().allSatisfy { backoff.failed("refused", round: $0) == nil })
+        clock.advance(by: .milliseconds(50))
+        let probe = Self.round(backoff.admit())
+        #expect(backoff.failed("late", round: together[0]) == nil)
+        #expect(backoff.admit() == .refused(reason: "refused", remaining: .zero))  // still probing
+        backoff.abandoned(probe)
+        let again = Self.round(backoff.admit())
+        #expect(again == probe)
+        #expect(backoff.failed("refused", round: again)?.delay == .milliseconds(100))
     }
 
     @Test("the delay doubles up to 2 s, and jitter shortens it by up to half")
@@ -51,9 +78,9 @@ struct ReconnectBackoffTests {
         let backoff = ReconnectBackoff(now: { clock.now }, random: { 0.5 })
         var attempts = 0
         for _ in 0..<60_000 {
-            if backoff.admit() == .attempt {
+            if case let .attempt(round) = backoff.admit() {
                 attempts += 1
-                backoff.failed("connection refused")
+                backoff.failed("connection refused", round: round)
             }
             clock.advance(by: .milliseconds(1))
         }

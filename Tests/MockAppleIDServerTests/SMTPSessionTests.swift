@@ -62,7 +62,7 @@ struct SMTPSessionTests {
     @Test("an over-long command and an over-long message are refused; the session stays usable")
     func limits() throws {
         var (session, provider, address) = try Self.session(messageSize: 64)
-        #expect(session.handle(.tooLong).lines == ["500 5.5.2 Line too long"])
+        #expect(session.handle(.tooLong(endedInCRLF: true)).lines == ["500 5.5.2 Line too long"])
         #expect(session.handle(.text(String(repeating: "a", count: 600))).lines == ["500 5.5.2 Line too long"])
         let replies = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA",
                                               String(repeating: "x", count: 100), "."])
@@ -70,7 +70,7 @@ struct SMTPSessionTests {
         let again = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "From: news@example.com", "", "x", "."])
         #expect(again.last?.hasPrefix("250 2.0.0 OK") == true)
         #expect(Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA"]).last?.hasPrefix("354") == true)
-        #expect(session.handle(.tooLong).lines.isEmpty && session.handle(.text(".")).lines == ["500 5.5.2 Line too long"])
+        #expect(session.handle(.tooLong(endedInCRLF: true)).lines.isEmpty && session.handle(.text(".")).lines == ["500 5.5.2 Line too long"])
     }
 
     @Test("a repeated recipient counts once; the recipient limit gives 452; refusals and bad commands count as errors, twenty and the relay hangs up")
@@ -112,6 +112,13 @@ struct SMTPSessionTests {
         #expect(Self.replies(&session, ["more", "."]) == [SMTPSession.bareCRRefusal])
         #expect(provider.relayMessages().count == 1)
         #expect(session.handle(.bareLF("NOOP")).lines == ["250 2.0.0 OK"])  // commands are read leniently
+
+        // An over-long line that ended in a bare LF hides no end of message either.
+        _ = Self.replies(&session, ["MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA", "From: news@example.com", ""])
+        #expect(session.handle(.tooLong(endedInCRLF: false)).lines.isEmpty)
+        #expect(session.handle(.text(".")).lines.isEmpty)
+        #expect(Self.replies(&session, ["MAIL FROM:<news@example.com>", "."]) == ["500 5.5.2 Line too long"])
+        #expect(provider.relayMessages().count == 1)
     }
 
     @Test("an address with a NUL, a CR or another control character is a syntax error")
@@ -129,7 +136,14 @@ struct SMTPSessionTests {
         try channel.writeInbound(ByteBuffer(string: "zz\r\n.\r\n"))
         var lines: [SMTPLine] = []
         while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
-        #expect(lines == [.text("EHLO a"), .bareLF("outer"), .bareLF("."), .bareCR("x\ry", endedInCRLF: true), .bareCR("plain\r", endedInCRLF: true), .tooLong, .text(".")])
+        #expect(lines == [.text("EHLO a"), .bareLF("outer"), .bareLF("."), .bareCR("x\ry", endedInCRLF: true), .bareCR("plain\r", endedInCRLF: true),
+                          .tooLong(endedInCRLF: true), .text(".")])
+        // An over-long line's end is known even when its CR was dropped with the rest of it.
+        try channel.writeInbound(ByteBuffer(string: String(repeating: "z", count: 40) + "\n.\r\n" + String(repeating: "y", count: 40) + "\r"))
+        try channel.writeInbound(ByteBuffer(string: "\n"))
+        lines = []
+        while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
+        #expect(lines == [.tooLong(endedInCRLF: false), .text("."), .tooLong(endedInCRLF: true)])
         _ = try channel.finish()
     }
 }

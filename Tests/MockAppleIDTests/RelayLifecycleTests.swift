@@ -45,13 +45,31 @@ struct RelayLifecycleTests {
         #expect(provider.relayAddresses().allSatisfy { $0.forwarding })
     }
 
-    @Test("a persona without email, an unknown persona or app: refused, nothing changed")
+    @Test("a persona without email, an unknown persona or app, an app the persona does not hide their email from, a deleted account: refused")
     func forwardingRefusals() throws {
         let provider = try Fixtures.provider()
         #expect(throws: PersonaError.notFound("ghost")) { try provider.setRelayForwarding(false, personaID: "ghost") }
         #expect(throws: PersonaError.self) { try provider.setRelayForwarding(false, personaID: "noemail") }
         #expect(throws: PersonaError.self) { try provider.setRelayForwarding(false, personaID: "john", app: "com.nowhere") }
-        #expect(provider.persona("john")?.relayForwarding == true)
+        _ = try provider.signIn("jane")
+        let shares = #expect(throws: PersonaError.self) { try provider.setRelayForwarding(false, personaID: "jane", app: Fixtures.webClient) }
+        #expect(shares?.description.contains("does not hide their email from an app of team MOCKTEAM01") == true)
+        try provider.deleteAccount(personaID: "john")
+        #expect(throws: PersonaError.invalid("persona john's account is deleted")) { try provider.setRelayForwarding(false, personaID: "john") }
+        #expect(provider.persona("john")?.relayForwarding == true && provider.persona("jane")?.relayForwarding == true)
+    }
+
+    @Test("a per-app setting ends with the last consent that uses its address, and when the app moves to another team")
+    func forwardingEndsWithItsAddress() throws {
+        let provider = try Fixtures.provider()
+        let (mock, _) = try Self.twoTeams(provider)
+        try provider.setRelayForwarding(false, personaID: "john", app: Fixtures.webClient)
+        try provider.revokeConsent(personaID: "john", clientID: Fixtures.webClient)
+        _ = try provider.signIn("john")
+        #expect(provider.relayAddresses().first { $0.address == mock }?.forwarding == true)
+        try provider.setRelayForwarding(false, personaID: "john", app: Fixtures.webClient)
+        try provider.transferApp("com.example.app", to: "OTHERTEAM1")
+        #expect(provider.world.read { $0.relayForwarding.count } == 0)
     }
 
     @Test("a per-app forwarding setting is kept in a store and ends with the account")

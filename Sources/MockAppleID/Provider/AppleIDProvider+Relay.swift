@@ -33,11 +33,16 @@ extension AppleIDProvider {
     /// Delivers a message to each recipient the relay takes it for, into the persona's inbox.
     @discardableResult
     public func deliverRelayMail(_ submission: RelaySubmission) -> RelayOutcome {
+        deliverRelayMail(PreparedRelayMail(submission))
+    }
+
+    /// Delivers a message read and decoded beforehand (``PreparedRelayMail``).
+    @discardableResult
+    public func deliverRelayMail(_ prepared: PreparedRelayMail) -> RelayOutcome {
         let now = clock.now
-        let ids = submission.recipients.map { _ in AppleIdentifiers.jwtID() }
-        let mail = ReceivedMail(submission.data)
+        let ids = prepared.submission.recipients.map { _ in AppleIdentifiers.jwtID() }
         let (delivered, refused) = world.transition(at: now) { state, events in
-            state.deliver(submission, mail: mail, ids: ids, now: now, options: settings.relay, events: &events)
+            state.deliver(prepared.submission, mail: prepared.mail, ids: ids, now: now, options: settings.relay, events: &events)
         }
         return RelayOutcome(delivered: delivered, refused: refused)
     }

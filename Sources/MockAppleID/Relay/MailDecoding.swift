@@ -2,8 +2,8 @@ import Foundation
 
 /// What a mail client shows of a message: header values with their RFC 2047 encoded words decoded, and the
 /// text of its `text/plain` and `text/html` parts with their transfer encoding (quoted-printable, base64)
-/// and charset undone, found through `multipart/*` bodies. Linear in the message's size; nesting, parts
-/// and the text kept are bounded.
+/// and charset undone, found through `multipart/*` bodies. Each level of nesting reads its part once, so
+/// the cost is the message's size times its depth, which is bounded, as are the parts and the text kept.
 enum MailDecoding {
     /// The most `multipart` levels and parts read, and the most characters of each text kept.
     static let depthLimit = 8
@@ -84,13 +84,16 @@ enum MailDecoding {
         guard type.mediaType == "text/plain" || type.mediaType == "text/html" else { return }
         let encoding = headers.first { $0.name.caseInsensitiveCompare("Content-Transfer-Encoding") == .orderedSame }?.value
             .trimmingCharacters(in: .whitespaces).lowercased() ?? "7bit"
-        let bytes: [UInt8]
+        let charset = type.parameters["charset"] ?? "us-ascii"
+        let decoded: String
         switch encoding {
-        case "quoted-printable": bytes = quotedPrintable(body, softBreaks: true) ?? Array(body.utf8)
-        case "base64": bytes = Data(base64Encoded: body.filter { !$0.isWhitespace }, options: .ignoreUnknownCharacters).map(Array.init) ?? Array(body.utf8)
-        default: bytes = Array(body.utf8)
+        case "quoted-printable": decoded = string(quotedPrintable(body, softBreaks: true) ?? Array(body.utf8), charset: charset)
+        case "base64":
+            let bytes = Data(base64Encoded: body.filter { !$0.isWhitespace }, options: .ignoreUnknownCharacters).map(Array.init)
+            decoded = string(bytes ?? Array(body.utf8), charset: charset)
+        default: decoded = String(body)  // 7bit, 8bit, binary: the relay read the message's bytes as UTF-8 already
         }
-        let text = String(string(bytes, charset: type.parameters["charset"] ?? "us-ascii").prefix(textLimit))
+        let text = String(decoded.prefix(textLimit))
         if type.mediaType == "text/plain", found.plain == nil { found.plain = text }
         if type.mediaType == "text/html", found.html == nil { found.html = text }
     }
@@ -106,11 +109,12 @@ enum MailDecoding {
             let line = body[lineStart..<lineEnd]
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
             let next = lineEnd < body.endIndex ? body.index(after: lineEnd) : lineEnd
-            if trimmed.hasPrefix(delimiter) {
-                let tail = trimmed.dropFirst(delimiter.count).trimmingCharacters(in: .whitespaces)
+            // A delimiter line is the boundary alone (white space after it allowed), or it with `--` at the end.
+            let tail = trimmed.hasPrefix(delimiter) ? trimmed.dropFirst(delimiter.count).trimmingCharacters(in: .whitespaces) : nil
+            if let tail, tail.isEmpty || tail == "--" {
                 if let start, lineStart > start { parts.append(body[start..<body.index(before: lineStart)]) }
                 if tail == "--" || parts.count >= partLimit { return parts }
-                start = tail.isEmpty ? next : nil
+                start = next
             }
             lineStart = next
         }

@@ -15,7 +15,8 @@ struct RelayInbox: Sendable, Codable {
         (recent[address] ?? []).filter { now.timeIntervalSince($0) < Self.day }.count
     }
 
-    /// The most bytes of messages kept across all inboxes; the oldest go first beyond it.
+    /// The most bytes of messages kept across all inboxes (each message as received and its decoded text);
+    /// the oldest go first beyond it.
     static let byteBudget = 256 * 1024 * 1024
     private var bytes = 0
 
@@ -23,13 +24,13 @@ struct RelayInbox: Sendable, Codable {
     /// `countingDaily`: remember its time for the daily limit.
     mutating func add(_ message: RelayMessage, capacity: Int, countingDaily: Bool) {
         messages.append(message)
-        bytes += message.size
+        bytes += message.keptBytes
         if countingDaily {
             let now = message.receivedAt
             recent[message.relayAddress] = (recent[message.relayAddress] ?? []).filter { now.timeIntervalSince($0) < Self.day } + [now]
         }
         while messages.count > capacity || (bytes > Self.byteBudget && messages.count > 1) {
-            bytes -= messages.remove(at: 0).size
+            bytes -= messages.remove(at: 0).keptBytes
         }
     }
 
@@ -43,7 +44,7 @@ struct RelayInbox: Sendable, Codable {
     }
 
     /// Works the byte count out from the messages kept (after a restore, rather than trusting a stored count).
-    mutating func recountBytes() { bytes = messages.entries.reduce(0) { $0 + min(max(0, $1.size), Self.byteBudget) } }
+    mutating func recountBytes() { bytes = messages.entries.reduce(0) { $0 + min(max(0, $1.keptBytes), Self.byteBudget) } }
 
     /// Empties every inbox (the daily counts stay: the mail was still sent).
     mutating func clear() -> Int {

@@ -34,6 +34,9 @@ public struct RelayMessage: Sendable, Equatable, Codable, Identifiable {
     public let size: Int
     /// How forwarding to the upstream server went, once tried (nil: not forwarded).
     public internal(set) var forwarded: String?
+
+    /// What keeping it costs the inbox's byte budget: the message as received and its decoded text.
+    var keptBytes: Int { size + (text?.utf8.count ?? 0) + (html?.utf8.count ?? 0) }
 }
 
 /// One header field.
@@ -63,11 +66,23 @@ public struct RelaySubmission: Sendable {
     }
 }
 
+/// A submission read and decoded (``RelayMessage``'s `subject`, `text`, …) before it is delivered, so that
+/// the work is done before the world is held (with a store several servers share, every server waits on a hold).
+public struct PreparedRelayMail: Sendable {
+    public let submission: RelaySubmission
+    let mail: ReceivedMail
+
+    public init(_ submission: RelaySubmission) {
+        self.submission = submission
+        self.mail = ReceivedMail(submission.data)
+    }
+}
+
 /// Why the relay refused a recipient: each is an SMTP reply as Apple's relay gives it.
 public enum RelayRejection: Error, Sendable, Equatable {
     /// No persona has this relay address (or the account was deleted, or every consent using it ended).
     case unknownAddress(String)
-    /// The persona turned forwarding off.
+    /// Forwarding is off for the address (the person turned it off for the app, or for every address).
     case forwardingDisabled(String)
     /// The sender is not one of the team's registered email sources.
     case unauthorizedSender(address: String, sender: String, wording: RelayOptions.SenderRejection)

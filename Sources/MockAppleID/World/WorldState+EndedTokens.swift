@@ -17,8 +17,8 @@ extension WorldState {
 
     /// Remembers the refresh tokens of `key` as ended by the persona at `now`.
     mutating func rememberRefreshTokensEndedByUser(of key: ConsentKey, at now: Date) {
-        for (token, grant) in refreshGrants.storage where grant.consent == key {
-            refreshTokensEndedByUser[token] = EndedRefreshToken(clientID: grant.clientID, consent: key, endedAt: now)
+        for (owner, tokens) in refreshTokensByOwner.storage where owner.consent == key {
+            for token in tokens { refreshTokensEndedByUser[token] = EndedRefreshToken(clientID: owner.clientID, consent: key, endedAt: now) }
         }
         guard refreshTokensEndedByUser.count > Self.endedRefreshTokenCapacity else { return }
         // Down to nine tenths, so that a long run of revocations sorts the tokens once per thousand.

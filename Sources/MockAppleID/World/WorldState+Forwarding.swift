@@ -22,12 +22,16 @@ extension WorldState {
     /// which sends `email-enabled` or `email-disabled` to the app groups that use it.
     mutating func setRelayForwarding(_ on: Bool, personaID: String, groupID: String?, events: inout [DomainEvent]) throws(PersonaError) {
         guard let persona = persona(personaID) else { throw .notFound(personaID) }
+        guard !deletedAccounts.contains(personaID) else { throw .invalid("persona \(personaID)'s account is deleted") }
         guard persona.email != nil, !persona.managed else {
             throw .invalid(persona.managed ? "a managed account has no relay address" : "persona \(personaID) has no email, so no relay address")
         }
         let before = forwardingInUse(personaID: personaID)
         if let groupID {
             guard let teamID = directory.groups[groupID]?.teamID else { throw .invalid("no app group has primary App ID \(groupID)") }
+            guard before[teamID] != nil else {
+                throw .invalid("persona \(personaID) does not hide their email from an app of team \(teamID), so has no relay address there")
+            }
             relayForwarding[RelayAddressOwner(personaID: personaID, teamID: teamID)] = on == persona.relayForwarding ? nil : on
         } else {
             var changed = persona
@@ -59,6 +63,14 @@ extension WorldState {
     /// Drops the settings of the persona's single addresses (their account ended, or every address was set at once).
     mutating func forgetRelayForwarding(of personaID: String) {
         relayForwarding.removeAll { owner, _ in owner.personaID == personaID }
+    }
+
+    /// Drops the settings of the persona's addresses that no consent uses any more (the last app of the team
+    /// they hid their email from was revoked, or moved to another team): an address given out again later
+    /// starts from the persona's setting, as a new one.
+    mutating func forgetUnusedRelayForwarding(of personaID: String) {
+        let inUse = forwardingInUse(personaID: personaID)
+        relayForwarding.removeAll { owner, _ in owner.personaID == personaID && inUse[owner.teamID] == nil }
     }
 
     /// The app groups of `teamID` that use the persona's relay address there, by primary App ID.

@@ -118,6 +118,7 @@ extension WorldState {
             sources = current.filter { !removed.contains($0) }
         }
         let cleaned = try Team.checkEmailSources(sources)
+        guard cleaned != current else { return current }
         directory.setEmailSources(cleaned, team: teamID)
         events.append(.emailSourcesChanged(teamID: teamID, sources: cleaned))
         return cleaned

@@ -252,6 +252,7 @@ extension WorldState {
         refreshGrants.removeAll { $1.consent == key }
         refreshTokensByOwner.removeAll { owner, _ in owner.consent == key }
         accessGrants.removeAll { $1.consent == key }
+        forgetUnusedRelayForwarding(of: key.personaID)
         events.append(.consentRevoked(personaID: key.personaID, groupID: key.groupID, cause: cause))
     }
 

@@ -11,6 +11,7 @@ extension WorldState {
         let moved = consents.keys.filter { $0.groupID == groupID }.map(\.personaID).sorted()
         let transfer = AppTransfer(groupID: groupID, fromTeam: group.teamID, toTeam: teamID, at: now, personas: moved)
         directory.move(group: groupID, to: teamID)
+        for personaID in moved { forgetUnusedRelayForwarding(of: personaID) }
         transfers.append(transfer)
         events.append(.appTransferred(groupID: groupID, fromTeam: transfer.fromTeam, toTeam: teamID, users: moved.count))
         return transfer

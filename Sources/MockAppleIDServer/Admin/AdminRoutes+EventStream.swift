@@ -8,14 +8,18 @@ extension AdminRoutes {
     /// `GET /__admin/events/stream[?after=N]`: every domain event as it happens, as server-sent events
     /// (`text/event-stream`), each `id: <sequence>` and `data: <the event as /__admin/events lists it>`;
     /// the events after `N` (or after the `Last-Event-ID` a reconnecting `EventSource` sends) come first.
-    /// A comment line every 15 s keeps the connection alive; the stream ends when the server shuts down.
+    /// A comment line every 15 s keeps the connection alive; the stream ends when the server shuts down. A
+    /// sequence number this server has not reached (a reader resuming after the server restarted, whose
+    /// numbers start again from 1) streams from the start of the log. A reader that falls
+    /// ``streamBuffer`` events behind misses the oldest of them.
     func registerEventStream(on admin: RouterGroup<BasicRequestContext>) {
         admin.get("events/stream") { request, _ in
-            let after = try request.headers[Self.lastEventID].map { text throws(AdminError) -> Int in
+            let log = provider.world.events
+            let asked = try request.headers[Self.lastEventID].map { text throws(AdminError) -> Int in
                 guard let value = Int(text), value >= 0 else { throw AdminError.badRequest("Last-Event-ID must be a whole number") }
                 return value
             } ?? after(request)
-            let log = provider.world.events
+            let after = asked < log.nextSequence ? asked : 0
             let body = ResponseBody { writer in
                 // Subscribed before the log is read, so that no event falls between the two; repeats are skipped by sequence.
                 let live = log.subscribe(bufferLimit: Self.streamBuffer)

@@ -87,6 +87,7 @@ final class SMTPListener: Sendable {
                     if session.isMessageText(line) {
                         response = session.handle(line)
                     } else {
+                        session.prepare(line)
                         let ticket = try await provider.world.beginRequest()
                         defer { provider.world.requestEnded(ticket) }
                         response = session.handle(line)

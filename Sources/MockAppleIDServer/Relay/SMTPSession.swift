@@ -39,6 +39,8 @@ struct SMTPSession {
     private var messageFailure: String?
     /// The message's last line ended in a bare LF: a `.` after it does not end the message.
     private var afterBareLF = false
+    /// The message the next line ends, read and decoded ahead (``prepare(_:)``).
+    private var prepared: PreparedRelayMail?
     private var errors = 0
 
     init(relay: AppleIDProvider, limits: Limits) {
@@ -167,12 +169,22 @@ struct SMTPSession {
         return Response()
     }
 
+    /// Reads and decodes the message `line` ends, if it ends one that will be delivered, so that
+    /// ``handle(_:)`` of that line only delivers it (the listener calls this before it holds the world).
+    mutating func prepare(_ line: SMTPLine) {
+        guard case let .data(from, to) = phase, line == .text("."), !afterBareLF, messageFailure == nil else { return }
+        prepared = PreparedRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
+    }
+
     private mutating func finishData(from: String, to: [String]) -> Response {
         phase = .greeted
-        defer { message = [] }
+        defer {
+            message = []
+            prepared = nil
+        }
         if let failure = messageFailure { return Response(lines: [failure]) }
-        let outcome = relay.deliverRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
-        return Response(lines: [outcome.reply])
+        let mail = prepared ?? PreparedRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
+        return Response(lines: [relay.deliverRelayMail(mail).reply])
     }
 
     /// The reply to a message with a bare CR in it.

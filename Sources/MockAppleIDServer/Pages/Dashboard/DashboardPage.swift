@@ -57,9 +57,11 @@ enum DashboardPage {
         return PageTemplates.render(model, with: "dashboard")
     }
 
-    /// `value` as one path component of an admin URL (a persona id may hold any character).
+    /// `value` as one path component of an admin URL (a persona id may hold any character; `.` and `..`,
+    /// which a browser would resolve away, are escaped).
     static func pathComponent(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "%"])) ?? value
+        guard value != ".", value != ".." else { return String(repeating: "%2E", count: value.count) }
+        return value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "%"])) ?? value
     }
 
     /// The headers the page is served with: it runs only its own script and talks only to its own origin.
