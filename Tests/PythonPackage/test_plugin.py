@@ -11,7 +11,9 @@ def sample_scenario_with_absolute_keys() -> str:
 
 
 def test_the_fixture_hands_a_running_server_on_the_built_in_scenario(mock_appleid):
-    assert mock_appleid.health() == {"status": "ok", "scenario": "default"}
+    health = mock_appleid.health()
+    assert (health["status"], health["scenario"]) == ("ok", "default")
+    assert health["listeners"]["http"]["url"] == mock_appleid.base_url
     assert requests.get(mock_appleid.discovery_url, timeout=10).json()["jwks_uri"] == mock_appleid.jwks_url
     assert mock_appleid.sign_in(persona="jane").claims["aud"] == "com.example.web"
 
