@@ -1,172 +1,26 @@
-"""mock-appleid's benchmarks: every figure printed next to a reference measured in the same run.
+"""mock-appleid's benchmarks: every figure printed next to a reference measured in the same run, and written
+into docs/performance.md (between its `benchmark-figures` marks), so the document's figures are this run's.
 
 Run through `Benchmarks/run`, which builds the release binaries and passes their paths. Never a test:
 these machines are shared and noisy, so only the ratios mean something.
 """
 import argparse
-import contextlib
-import http.client
-import multiprocessing
 import os
 import pathlib
 import re
 import shutil
-import socket
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.parse
 
 import requests
 
+from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, first_answer_rss, free_port,
+                     median_start_ups, parallel_flows, process_cpu_seconds, publish, rss_mb, run_parallel, table, wrk,
+                     client_secret)
+from postgres_server import PostgresUnavailable, postgres_server
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "Tests/Conformance"))  # the throwaway PostgreSQL server the tests use too
-from postgres_server import PostgresUnavailable, postgres_server  # noqa: E402
-CLIENT = "com.example.web"
-REDIRECT = "http://localhost:3000/auth/apple/callback"
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-class Server:
-    """`mock-appleid serve` on a free port, stopped on exit."""
-
-    def __init__(self, binary: str, *arguments: str):
-        self.process = subprocess.Popen([binary, "serve", "--port", "0", *arguments], stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        first = self.process.stdout.readline()
-        match = re.match(r"mock-appleid listening on (http://\S+)", first)
-        if not match:
-            self.process.kill()
-            raise RuntimeError(f"mock-appleid did not start: {first!r}")
-        self.url = match.group(1)
-        threading_drain(self.process.stdout)
-
-    def cpu_seconds(self) -> float:
-        return process_cpu_seconds(self.process.pid)
-
-    def rss_mb(self) -> float:
-        return rss_mb(self.process.pid)["VmRSS"]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
-def rss_mb(pid: int) -> dict[str, float]:
-    """A process's resident memory in MB: `VmRSS`, and the parts it adds up from: private (`RssAnon`: heap,
-    stacks) and shared (`RssFile`: the program's and libraries' code and data mapped from their files, shared
-    with every other process that maps them; `RssShmem`: shared memory)."""
-    status = pathlib.Path(f"/proc/{pid}/status").read_text()
-    kb = {name: int(re.search(rf"{name}:\s+(\d+) kB", status).group(1)) for name in ("VmRSS", "RssAnon", "RssFile", "RssShmem")}
-    return {"VmRSS": kb["VmRSS"] / 1024, "private": kb["RssAnon"] / 1024, "shared": (kb["RssFile"] + kb["RssShmem"]) / 1024}
-
-
-def threading_drain(stream):
-    import threading
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
-
-
-def client_secret(binary: str) -> str:
-    """A day's client secret: the memory soak moves the server's clock on by less than that."""
-    return subprocess.run([binary, "client-secret", "--lifetime", "86400"], check=True, capture_output=True, text=True).stdout.strip()
-
-
-class Client:
-    """One kept-alive HTTP/1.1 connection to a server, through the standard library's `http.client`: the
-    flow clients share the cores with the server they measure, so they spend as little CPU per request as
-    a client can."""
-
-    def __init__(self, url: str):
-        parts = urllib.parse.urlsplit(url)
-        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-
-    def get(self, path: str, parameters: dict) -> http.client.HTTPResponse:
-        return self._send("GET", f"{path}?{urllib.parse.urlencode(parameters)}")
-
-    def post(self, path: str, form: dict, parameters: dict | None = None) -> http.client.HTTPResponse:
-        target = f"{path}?{urllib.parse.urlencode(parameters)}" if parameters else path
-        return self._send("POST", target, urllib.parse.urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"})
-
-    def _send(self, method: str, target: str, body: str | None = None, headers: dict | None = None) -> http.client.HTTPResponse:
-        try:
-            self.connection.request(method, target, body, headers or {})
-            response = self.connection.getresponse()
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-            # The server ended the kept-alive connection while it was idle: once more on a new one.
-            self.connection.close()
-            self.connection.request(method, target, body, headers or {})
-            response = self.connection.getresponse()
-        response.body = response.read()
-        return response
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.connection.close()
-
-
-def code_from(answer: http.client.HTTPResponse) -> str:
-    """The code in a redirect's `Location` query."""
-    if answer.status not in (302, 303) or answer.getheader("Location") is None:
-        raise RuntimeError(f"authorization did not redirect: {answer.status} {answer.body[:200]!r}")
-    return urllib.parse.parse_qs(urllib.parse.urlsplit(answer.getheader("Location")).query)["code"][0]
-
-
-def flow(client: Client, secret: str, response_type: str) -> None:
-    """One headless sign-in (the server auto-approves): authorize, then exchange the code."""
-    parameters = {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": response_type, "state": "s"}
-    if response_type == "code":
-        parameters["response_mode"] = "query"
-        code = code_from(client.get("/auth/authorize", parameters))
-    else:
-        parameters["response_mode"] = "form_post"
-        code = re.search(rb'name="code" value="([^"]+)"', client.get("/auth/authorize", parameters).body).group(1).decode()
-    token = client.post("/auth/token", {
-        "client_id": CLIENT, "client_secret": secret, "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT})
-    if token.status != 200:
-        raise RuntimeError(f"token exchange failed: {token.status} {token.body!r}")
-
-
-def process_cpu_seconds(pid: int) -> float:
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU of a process and its live children (PostgreSQL's server and its backends)."""
-    total = 0.0
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(entry.name) == pid or int(fields[1]) == pid:
-                total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
-
-
-def cpu_per_flow(binary: str, secret: str, response_type: str, flows: int, *arguments: str, database_pid: int | None = None):
-    """Milliseconds of server CPU (user + system) per flow, read from the server's own accounting; with
-    `database_pid`, returns the database's CPU per flow as well."""
-    with Server(binary, "--auto-approve", "jane", *arguments) as server, Client(server.url) as client:
-        for _ in range(200):
-            flow(client, secret, response_type)
-        before = server.cpu_seconds()
-        database_before = tree_cpu_seconds(database_pid) if database_pid else 0.0
-        for _ in range(flows):
-            flow(client, secret, response_type)
-        ours = (server.cpu_seconds() - before) * 1000 / flows
-        if database_pid is None:
-            return ours
-        return ours, (tree_cpu_seconds(database_pid) - database_before) * 1000 / flows
 
 
 class Peer:
@@ -211,17 +65,6 @@ def peer_flow(client: Client, _secret: str, _response_type: str) -> None:
         raise RuntimeError(f"oidc-provider-mock token exchange failed: {token.status} {token.body!r}")
 
 
-def _flow_worker(arguments):
-    url, secret, seconds, signs_in = arguments
-    count = 0
-    with Client(url) as client:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            signs_in(client, secret, "code")
-            count += 1
-    return count
-
-
 def peer_rows(executable: str | None, flows: int, seconds: float, clients: int, code: float, rate: float) -> list[tuple]:
     """oidc-provider-mock's CPU per flow and parallel flows/s, beside mock-appleid's from this run."""
     if executable is None:
@@ -241,96 +84,6 @@ def peer_rows(executable: str | None, flows: int, seconds: float, clients: int, 
         (f"parallel `code` flows/s, {clients} client processes, oidc-provider-mock (peer)", f"{peer_rate:.0f}/s",
          f"mock-appleid: {rate / peer_rate:.1f} × more ({rate:.0f}/s); the peer kept {peer_cores:.2f} cores busy", "≥ 5 × the faster peer"),
     ]
-
-
-def run_parallel(servers: list, clients: int, seconds: float, signs_in, secret: str = "") -> tuple[float, float]:
-    """Flows per second from `clients` processes spread over `servers`, and how many cores the servers kept
-    busy meanwhile (the client processes share the machine with them)."""
-    with multiprocessing.Pool(clients) as pool:
-        before = sum(server.cpu_seconds() for server in servers)
-        started = time.monotonic()
-        counts = pool.map(_flow_worker, [(servers[n % len(servers)].url, secret, seconds, signs_in) for n in range(clients)])
-        cores = (sum(server.cpu_seconds() for server in servers) - before) / (time.monotonic() - started)
-    return sum(counts) / seconds, cores
-
-
-def parallel_flows(binary: str, secret: str, clients: int, seconds: float, *arguments: str, replicas: int = 1) -> tuple[float, float]:
-    """``run_parallel`` over `replicas` servers started alike."""
-    with contextlib.ExitStack() as stack:
-        servers = [stack.enter_context(Server(binary, "--auto-approve", "jane", *arguments)) for _ in range(replicas)]
-        return run_parallel(servers, clients, seconds, flow, secret)
-
-
-def wrk(url: str, seconds: int) -> float:
-    output = subprocess.run(["wrk", "-t1", "-c16", f"-d{seconds}s", url], check=True, capture_output=True, text=True).stdout
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def process_cpu_ms(pid: int) -> float:
-    """The CPU a running process has used, all its threads (those that ended too), in milliseconds to the
-    nanosecond: Linux's per-process CPU clock (`/proc/PID/stat` counts in ticks of 10 ms, too coarse for a
-    start-up)."""
-    return time.clock_gettime_ns(((~pid) << 3) | 2) / 1e6  # CPUCLOCK_SCHED of process `pid`
-
-
-def start_up_ms(command: list[str], port: int, path: str) -> tuple[float, float, float]:
-    """Milliseconds from exec to the first 200 answer on `path`; the CPU the process had used by then, and
-    one second later (work a server leaves until it listens, such as readying its signer, shows there)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
-        while time.perf_counter() - started < 30:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
-                    connection.sendall(request)
-                    answered = connection.recv(12).startswith(b"HTTP/1.1 200")
-            except OSError:
-                continue
-            if answered:
-                wall, cpu = (time.perf_counter() - started) * 1000, process_cpu_ms(process.pid)
-                time.sleep(1)
-                return wall, cpu, process_cpu_ms(process.pid)
-        raise RuntimeError(f"{command[0]} never answered")
-    finally:
-        process.kill()
-        process.wait()
-
-
-def first_answer_rss(make_command) -> dict[str, float]:
-    """The resident memory (``rss_mb``) of a server made from a port, once it has answered `/auth/keys`."""
-    port = free_port()
-    process = subprocess.Popen(make_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/auth/keys", timeout=5).status_code == 200:
-                    return rss_mb(process.pid)
-            except requests.ConnectionError:
-                time.sleep(0.01)
-        raise RuntimeError(f"{make_command(port)[0]} never answered")
-    finally:
-        process.kill()
-        process.wait()
-
-
-def median_start_ups(runs: int, *make_commands) -> list[tuple[float, float, float]]:
-    """For each command (made from a port), the medians of its start-up and of the CPU it used by its first
-    answer and one second later (``start_up_ms``), `runs` of each taken in turn, so that the machine's drift
-    during the measurement reaches every command alike."""
-    samples = [[] for _ in make_commands]
-    for _ in range(runs):
-        for make_command, taken in zip(make_commands, samples):
-            port = free_port()
-            taken.append(start_up_ms(make_command(port), port, "/auth/keys"))
-    return [tuple(statistics.median(sample[i] for sample in taken) for i in range(3)) for taken in samples]
 
 
 def database_rows(binary: str, secret: str, flows: int, seconds: float, code: float, rate: float, clients: int) -> list[tuple]:
@@ -363,6 +116,7 @@ def main():
     parser.add_argument("--flows", type=int, default=2000)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--start-up-runs", type=int, default=20)
+    parser.add_argument("--command", default="Benchmarks/run", help="how the run was asked for, named in the document")
     parser.add_argument("--oidc-provider-mock", help="the peer's executable (left out when not given)")
     parser.add_argument("--soak-requests", type=int, default=1_000_000, help="the memory soak's requests (0 leaves it out)")
     parser.add_argument("--soak-flows", type=int, default=100_000, help="how many of the soak's requests are sign-ins (two each)")
@@ -375,10 +129,13 @@ def main():
     rs256 = float(re.search(r"rs256_ms ([\d.]+)", rates).group(1))
     es256 = float(re.search(r"es256_ms ([\d.]+)", rates).group(1))
     system = re.search(r"rs256_libcrypto_ms ([\d.]+)", rates)
-    print(f"reference: one RS256 signature {rs256:.3f} ms, one ES256 signature {es256:.3f} ms (swift-crypto, one core, in process)")
+    reference_line = (f"References: one RS256 signature {rs256:.3f} ms, one ES256 signature {es256:.3f} ms (swift-crypto, "
+                      "one core, in process)")
     if system:
-        print(f"           one RS256 signature through SigningKey with libcrypto {float(system.group(1)):.3f} ms "
-              f"({rs256 / float(system.group(1)):.2f} × swift-crypto's rate)")
+        reference_line += (f"; one RS256 signature through `SigningKey` with libcrypto {float(system.group(1)):.3f} ms "
+                           f"({rs256 / float(system.group(1)):.2f} × swift-crypto's rate)")
+    reference_line += ".\n"
+    print(reference_line)
 
     # The default signer is libcrypto where it loads: each ratio is given against its signature too.
     signer = float(system.group(1)) if system else None
@@ -474,14 +231,8 @@ def main():
         from soak import soak_rows
         rows += soak_rows(binary, secret, options.soak_requests, options.soak_flows, clients)
 
-    width = [max(len(row[i]) for row in rows) for i in range(4)]
     header = ("measure", "mock-appleid", "ratio to the reference in this run", "target")
-    width = [max(w, len(h)) for w, h in zip(width, header)]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, width)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in width) + "|")
-    for row in rows:
-        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, width)) + " |")
-
+    publish("benchmark-figures", options.command, reference_line + "\n" + table(header, rows))
 
 if __name__ == "__main__":
     if shutil.which("wrk") is None:

@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from bench import Server, median_start_ups, rss_mb
+from measure import Server, median_start_ups, publish, rss_mb, table
 
 
 def stripped_size(path: str) -> int:
@@ -50,6 +50,7 @@ def main():
     for name in ("--portable", "--portable-unstripped", "--dynamic", "--bare-responder", "--foundation-probe", "--essentials-probe"):
         parser.add_argument(name, required=True)
     parser.add_argument("--start-up-runs", type=int, default=20)
+    parser.add_argument("--command", default="Benchmarks/portable", help="how the run was asked for, named in the document")
     options = parser.parse_args()
     runs = options.start_up_runs
 
@@ -80,12 +81,7 @@ def main():
         (f"static probe using Foundation: exec → exit, median of {runs}", f"{foundation_run:.1f} ms",
          f"{foundation_run / essentials_run:.2f} × the FoundationEssentials probe ({essentials_run:.1f} ms)"),
     ]
-    width = [max(len(row[i]) for row in rows) for i in range(3)]
-    print("| " + " | ".join(cell.ljust(w) for cell, w in zip(("measure", "figure", "reference in this run"), width)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in width) + "|")
-    for row in rows:
-        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, width)) + " |")
-
+    publish("portable-figures", options.command, table(("measure", "figure", "reference in this run"), rows))
 
 if __name__ == "__main__":
     main()

@@ -16,7 +16,7 @@ import time
 
 import requests
 
-from bench import Client, Server, flow
+from measure import Client, Server, flow
 
 SCRIPT = pathlib.Path(__file__).with_name("soak.lua")
 CLOCK_STEP = 3900  # seconds: longer than a code's and an access token's life

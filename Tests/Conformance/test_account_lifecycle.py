@@ -175,24 +175,24 @@ def test_loopback_notification_urls_have_their_own_setting(tmp_path):
     assert refused.returncode != 0 and "settings.allowLoopbackReturnURLs: true" in refused.stdout + refused.stderr
 
 
-def readme_block(marker: str, fence: str) -> str:
-    """The text of the first ```fence block in the README after `marker`."""
-    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+def document_block(document: str, marker: str, fence: str) -> str:
+    """The text of the first ```fence block in a document after `marker`."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / document).read_text()
     rest = text[text.index(marker):]
     block = rest[rest.index("```" + fence) + 3 + len(fence):]
     return block[:block.index("```")]
 
 
-def test_the_readme_shows_the_answers_as_the_server_gives_them(lifecycle):
+def test_the_docs_show_the_answers_as_the_server_gives_them(lifecycle):
     native = requests.post(f"{lifecycle}/__admin/native-sign-in", timeout=10,
                            json={"persona": "john", "bundleID": "com.example.app", "nonce": "n-1", "scopes": ["name", "email"]}).json()
-    answer = "".join(line[1:].strip() for line in readme_block("takes `scopes` as a list", "sh").splitlines() if line.startswith("#"))
+    answer = "".join(line[1:].strip() for line in document_block("docs/sign-in.md", "takes `scopes` as a list", "sh").splitlines() if line.startswith("#"))
     documented = json.loads(answer.replace("…", ""))
     assert set(documented) == set(native) and documented["fullName"].keys() == native["fullName"].keys()
     address = relay_address_for(lifecycle, "com.example.web")
     send(lifecycle, "news@example.com", address)
     [message] = inbox(lifecycle)
-    [example] = json.loads(readme_block("each message both as a mail client shows it", "json").replace('"…"', "{}"))["messages"]
+    [example] = json.loads(document_block("docs/account-lifecycle.md", "each message both as a mail client shows it", "json").replace('"…"', "{}"))["messages"]
     assert set(example) <= set(message) and set(message) - set(example) <= {"html", "forwarded"}
 
 

@@ -52,3 +52,56 @@ def test_every_cited_section_of_the_apple_reference_exists():
     assert unanchored == []
     assert {"1", "1.1", "2.2", "5.2", "10.1", "11"} <= set(cited)
     assert {section: where for section, where in cited.items() if section not in headings} == {}
+
+
+def test_the_generated_blocks_of_the_documents_are_up_to_date():
+    """Scripts/generate-references --check: every block a document carries between generated marks is what the
+    running code prints now (the scenario-file reference, `serve --help`, …)."""
+    checked = subprocess.run([str(ROOT / "Scripts" / "generate-references"), "--check"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_readme_is_short_and_links_every_document():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    linked = set(re.findall(r"\]\((docs/[a-z-]+\.md)[#)]", readme))
+    assert linked == {f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")}
+
+
+def test_every_link_between_the_documents_reaches_a_file_and_a_heading():
+    """A relative Markdown link names a file that exists and, after `#`, one of its headings (GitHub's anchors)."""
+    def anchors(path: pathlib.Path) -> set[str]:
+        headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", path.read_text(), flags=re.S), re.M)
+        return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    broken = []
+    for document in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        for target, anchor in re.findall(r"\]\(([A-Za-z0-9_./-]*\.md)?(?:#([\w-]+))?\)", document.read_text()):
+            path = (document.parent / target).resolve() if target else document
+            if not path.exists() or (anchor and anchor not in anchors(path)):
+                broken.append(f"{document.relative_to(ROOT)}: {target}#{anchor}")
+    assert broken == []
+
+
+def test_the_layout_in_docs_development_names_every_folder():
+    """docs/development.md's layout names every folder of Sources/ (at any depth) and of the top level."""
+    document = (ROOT / "docs" / "development.md").read_text()
+    block = document[document.index("## Layout"):]
+    block = block[block.index("```") + 3:]
+    block = block[:block.index("```")]
+    named, parents = set(), {}
+    for line in block.splitlines():
+        match = re.match(r"( *)(\S+/)", line)
+        if not match:
+            continue
+        depth = len(match.group(1)) // 2
+        path = (parents.get(depth - 1, "") if depth else "") + match.group(2)
+        parents[depth] = path
+        named.add(path)
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
+    folders = {name.split("/")[0] + "/" for name in tracked if "/" in name and not name.startswith((".", "Sources/"))}
+    for name in tracked:
+        parts = name.split("/")[:-1]
+        if parts[:1] == ["Sources"]:
+            folders |= {"/".join(parts[:depth]) + "/" for depth in range(2, len(parts) + 1)}
+    assert named == folders

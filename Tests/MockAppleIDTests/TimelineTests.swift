@@ -97,12 +97,12 @@ struct TimelineTests {
     }
 }
 
-/// The README's scenario-file reference is generated from the keys the loader accepts.
-@Suite("README scenario reference")
+/// The scenario-file reference in docs/scenarios.md is generated from the keys the loader accepts.
+@Suite("Scenario-file reference")
 struct ScenarioReferenceTests {
-    @Test("the README's scenario-file reference is the one made from the schema the loader reads")
+    @Test("docs/scenarios.md's scenario-file reference is the one made from the schema the loader reads")
     func matchesLoader() throws {
-        let readme = try Fixtures.file("README.md")
+        let readme = try Fixtures.file("docs/scenarios.md")
         let start = try #require(readme.range(of: "<!-- scenario-reference"))
         let end = try #require(readme.range(of: "<!-- /scenario-reference -->"))
         let block = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: true).dropFirst()
