@@ -24,6 +24,8 @@ public struct MockAppleIDServer: Service {
     public let tenants: TenantRegistry?
     /// Where the server listens, once every listener is bound (shared with its tenants' routes).
     let listeners: BoundListeners
+    /// The `/auth/keys` bodies, shared by the routes and the listeners' shortcut.
+    let keySetBodies: KeySetBodies
     let logger: Logger
     let onRunning: @Sendable (RunningServer) async -> Void
 
@@ -43,6 +45,7 @@ public struct MockAppleIDServer: Service {
         self.provider = provider
         self.configuration = configuration
         self.listeners = listeners
+        self.keySetBodies = KeySetBodies(provider: provider)
         var log = logger ?? Logger(label: "mock-appleid")
         log.logLevel = configuration.logLevel
         self.logger = log
@@ -51,33 +54,24 @@ public struct MockAppleIDServer: Service {
             ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: tenantStore, listeners: listeners, logger: log) : nil
     }
 
-    /// The router with every route, for in-memory tests (`HummingbirdTesting`'s `.router`).
-    public func makeRouter() -> Router<BasicRequestContext> { makeRouter(scheme: "http") }
+    /// Every route behind the server's first stop (``ServerResponder``), for in-memory tests
+    /// (`HummingbirdTesting`'s `Application(router:)`).
+    public func makeRouter() -> ServerRouter { makeRouter(scheme: "http") }
 
-    /// The router for a listener whose URLs start with `scheme` (`http` or `https`).
-    func makeRouter(scheme: String) -> Router<BasicRequestContext> {
+    /// The routes for a listener whose URLs start with `scheme` (`http` or `https`).
+    func makeRouter(scheme: String) -> ServerRouter {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        if let tenants { router.add(middleware: TenantDispatchMiddleware(tenants: tenants, scheme: scheme)) }
         let table = RouteTable()
-        router.add(middleware: MethodNotAllowedMiddleware(table: table))
-        router.add(middleware: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames))
-        router.add(middleware: StateSavedMiddleware(provider: provider, maxBodySize: configuration.maxBodySize))
         let recording = RecordingRouter(router: router, table: table)
-        AppleRoutes(provider: provider, configuration: configuration, scheme: scheme).register(on: recording)
-        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: listeners).register(on: recording)
+        let saving = SavedBeforeAnswering(world: provider.world, maxBodySize: configuration.maxBodySize)
+        AppleRoutes(provider: provider, configuration: configuration, scheme: scheme, keySetBodies: keySetBodies)
+            .register(on: recording, saving: saving)
+        AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: listeners)
+            .register(on: recording, saving: saving)
         CDNRoutes().register(on: recording)
-        return router
-    }
-
-    /// A Hummingbird application for the HTTP listener (Apple's endpoints and the admin API only;
-    /// ``run()`` adds the HTTPS listener when configured, the clock driver, the request log and the
-    /// notification sender).
-    public func makeApplication() -> some ApplicationProtocol {
-        makeApplication(scheme: "http", port: configuration.port,
-                        server: .guardedHTTP1(limits: configuration.connections, maxBodySize: configuration.maxBodySize,
-                                                      keySet: KeySetShortcut(provider: provider))) { [onRunning, configuration] port in
-            await onRunning(RunningServer(host: configuration.host, port: port, publicBaseURL: configuration.publicBaseURL))
-        }
+        return ServerRouter(router: router, table: table,
+                            adminGuard: AdminGuard(token: configuration.adminToken, hostNames: configuration.adminHostNames),
+                            tenants: tenants, scheme: scheme)
     }
 
     private func makeApplication(scheme: String, port: Int, server: HTTPServerBuilder,
@@ -117,7 +111,7 @@ public struct MockAppleIDServer: Service {
             await onRunning(running)
         }
         let limits = configuration.connections
-        let keySet = KeySetShortcut(provider: provider)
+        let keySet = KeySetShortcut(provider: provider, bodies: keySetBodies)
         let http = makeApplication(scheme: "http", port: configuration.port,
                                    server: .guardedHTTP1(limits: limits, maxBodySize: configuration.maxBodySize, keySet: keySet)) { port in
             await report(await ports.bound(http: port))

@@ -17,7 +17,7 @@ struct KeySetShortcutTests {
     }
 
     private static func channel(_ provider: AppleIDProvider) -> EmbeddedChannel {
-        EmbeddedChannel(handler: KeySetShortcut(provider: provider).makeHandler())
+        EmbeddedChannel(handler: KeySetShortcut(provider: provider, bodies: KeySetBodies(provider: provider)).makeHandler())
     }
 
     /// The parts the channel wrote out, in order.

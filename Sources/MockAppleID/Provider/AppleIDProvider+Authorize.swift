@@ -72,17 +72,17 @@ extension AppleIDProvider {
         if let state = request.state { fields.append(.init("state", state)) }
         guard case let .approve(personaID, emailChoice, editedName) = decision else {
             fields.append(.init("error", "user_cancelled_authorize"))
-            world.transition(at: now, collecting: &events) { _, events in events.append(.signInCancelled(clientID: request.client.id)) }
+            world.commit(at: now) { _, events in events.append(.signInCancelled(clientID: request.client.id)) }.value(addingEventsTo: &events)
             events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
             return delivery(request, fields)
         }
         let code = AppleIdentifiers.opaqueToken(prefix: "c")
-        let (signIn, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+        let (signIn, fault) = try world.commit(at: now) { (state, events) throws(AppleError) in
             let signIn = try state.approve(SignInRequest(request, personaID: personaID, emailChoice: emailChoice),
                                            code: code, now: now, limits: grantLimits, events: &events)
             let fault = request.includesIDToken ? state.takeFault(.idToken, clientID: request.client.id, transport: false, events: &events) : nil
             return (signIn, fault)
-        }
+        }.value(addingEventsTo: &events)
         fields.append(.init("code", code))
         events.append(.delivered(mode: request.responseMode.rawValue, redirectURI: request.redirectURI))
         if request.includesIDToken {

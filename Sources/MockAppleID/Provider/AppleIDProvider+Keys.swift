@@ -52,21 +52,14 @@ extension AppleIDProvider {
     /// What the journal says of a request that was served the keys.
     public static let keysServedReason = "served the published keys"
 
-    /// The journal's record of a request, made with `origin`, that was served the keys.
-    private static func keysServed(origin: RequestOrigin) -> DomainEvent {
-        .request(RequestRecord(endpoint: .keys, origin: origin, clientID: nil, status: 200, error: nil, reason: keysServedReason))
-    }
+    /// The `/auth/keys` bodies for the keys as they are now: the served order first, then (when shuffled)
+    /// every other order a fetch may get. A server keeps them until ``World/keysChangeCount`` moves.
+    public func keySetBodies() -> [String] { world.read { $0.keys.servedBodies() } }
 
-    /// Journals a request, made with `origin`, that the HTTP router served the keys.
-    public func recordKeysServed(origin: RequestOrigin) {
-        world.record(Self.keysServed(origin: origin), at: clock.now)
-    }
-
-    /// The `/auth/keys` body for a `GET` that needs nothing else, journaled as ``recordKeysServed(origin:)``
-    /// journals the router's; nil when the router must answer: a fault is queued, or the world is kept in a store.
-    public func plainKeySetBody() -> String? {
-        world.keySetBody(recording: Self.keysServed(origin: .http("GET")), at: clock.now)
-    }
+    /// Whether a plain `GET /auth/keys` can be answered from the bodies alone, on the connection's event
+    /// loop: no fault is queued (it may be the keys') and the world is not kept in a store (the answer
+    /// would wait until its journal entry is saved).
+    public var answersKeysAlone: Bool { !world.hasQueuedFaults && !world.isKeptInStore }
 
     /// Shuffles (or stops shuffling) the order of `/auth/keys` between fetches.
     public func setJWKSShuffled(_ shuffled: Bool) {

@@ -59,10 +59,10 @@ extension AppleIDProvider {
             let signInRequest = SignInRequest(client: client, personaID: request.personaID, scopes: request.scopes,
                                               emailChoice: request.emailChoice, redirectURI: nil, nonce: request.nonce,
                                               challenge: nil, native: true, realUserStatus: request.realUserStatus)
-            let (signIn, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+            let (signIn, fault) = try world.commit(at: now) { (state, events) throws(AppleError) in
                 let signIn = try state.approve(signInRequest, code: code, now: now, limits: grantLimits, events: &events)
                 return (signIn, state.takeFault(.idToken, clientID: client.id, transport: false, events: &events))
-            }
+            }.value(addingEventsTo: &events)
             let status = request.realUserStatus ?? signIn.persona.realUserStatus
             let identity = IdentityResolver.identity(of: signIn.persona, relayAddress: signIn.relayAddress, subject: signIn.subject,
                                                      consent: signIn.consent, client: client,

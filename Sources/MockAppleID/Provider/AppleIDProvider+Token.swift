@@ -11,9 +11,9 @@ extension AppleIDProvider {
     public func token(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> JSONValue {
         try answering(.token, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
             let client = try authenticate(form, now: now)
-            if world.hasQueuedFaults, let fault = world.transition(at: now, collecting: &events, { state, events in
+            if world.hasQueuedFaults, let fault = world.commit(at: now) { state, events in
                 state.takeFault(.token, clientID: client.id, transport: false, events: &events)
-            }), case let .tokenError(code) = fault.kind {
+            }.value(addingEventsTo: &events), case let .tokenError(code) = fault.kind {
                 throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")
             }
             guard let grantType = try nonEmpty(form, "grant_type") else {
@@ -65,10 +65,10 @@ extension AppleIDProvider {
             codeVerifier: try nonEmpty(form, "code_verifier"))
         let tokens = IssuedTokens(
             accessToken: AppleIdentifiers.opaqueToken(prefix: "a"), refreshToken: AppleIdentifiers.opaqueToken(prefix: "r"))
-        let (grant, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+        let (grant, fault) = try world.commit(at: now) { (state, events) throws(AppleError) in
             let grant = try state.redeem(exchange, now: now, limits: grantLimits, tokens: tokens, events: &events)
             return (grant, state.takeFault(.idToken, clientID: client.id, transport: false, events: &events))
-        }
+        }.value(addingEventsTo: &events)
         let status = settings.claims.realUserStatusInCodeExchange ? grant.realUserStatus : nil
         let identity = IdentityResolver.identity(of: grant.persona, relayAddress: grant.relayAddress, subject: grant.subject,
                                                  consent: grant.consent, client: client, realUserStatus: status,
@@ -84,11 +84,11 @@ extension AppleIDProvider {
         }
         let accessToken = AppleIdentifiers.opaqueToken(prefix: "a")
         let withIDToken = settings.claims.refreshReturnsIDToken
-        let (grant, fault) = try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+        let (grant, fault) = try world.commit(at: now) { (state, events) throws(AppleError) in
             let grant = try state.refresh(refreshToken, clientID: client.id, accessToken: accessToken, now: now, limits: grantLimits,
                                           afterConsentRevoked: settings.errors.refreshAfterConsentRevoked, events: &events)
             return (grant, withIDToken ? state.takeFault(.idToken, clientID: client.id, transport: false, events: &events) : nil)
-        }
+        }.value(addingEventsTo: &events)
         var idToken: String?
         if withIDToken {
             let identity = IdentityResolver.identity(of: grant.persona, relayAddress: grant.relayAddress, subject: grant.subject,
@@ -124,9 +124,9 @@ extension AppleIDProvider {
                 hint = parsed
             }
             let mismatch = settings.errors.revokeHintMismatch
-            try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) in
+            try world.commit(at: now) { (state, events) throws(AppleError) in
                 try state.revoke(token, clientID: client.id, hint: hint, refusingMismatch: mismatch == .invalidRequest, now: now, events: &events)
-            }
+            }.value(addingEventsTo: &events)
         }
     }
 }

@@ -39,10 +39,10 @@ extension AppleIDProvider {
         }
         let token = AppleIdentifiers.opaqueToken(prefix: "a")
         let grant = TeamAccessToken(teamID: client.teamID, clientID: client.id, expiresAt: now.addingTimeInterval(settings.accessTokenLifetime))
-        world.transition(at: now, collecting: &events) { state, events in
+        world.commit(at: now) { state, events in
             state.storeTeamToken(token, grant, now: now)
             events.append(.teamTokenIssued(teamID: client.teamID, clientID: client.id))
-        }
+        }.value(addingEventsTo: &events)
         return tokenResponse(accessToken: token, refreshToken: nil, idToken: nil)
     }
 
@@ -56,7 +56,7 @@ extension AppleIDProvider {
                 throw AppleError(.invalidRequest, reason: "Authorization: Bearer <access token> is required (grant_type=client_credentials, scope=user.migration)")
             }
             let (sub, target, transferSub) = (try nonEmpty(form, "sub"), try nonEmpty(form, "target"), try nonEmpty(form, "transfer_sub"))
-            return try world.transition(at: now, collecting: &events) { (state, events) throws(AppleError) -> JSONValue in
+            return try world.commit(at: now) { (state, events) throws(AppleError) -> JSONValue in
                 guard let token = state.teamToken(bearer, at: now) else {
                     throw AppleError(.invalidRequest, reason: "the access token is unknown or expired")
                 }
@@ -75,7 +75,7 @@ extension AppleIDProvider {
                 default:
                     throw AppleError(.invalidRequest, reason: "send sub and target (sending team) or transfer_sub alone (recipient team)")
                 }
-            }
+            }.value(addingEventsTo: &events)
         }
     }
 }

@@ -45,7 +45,7 @@ public final class AppleIDProvider: Sendable {
     public var keySet: JWKSet { world.read { JWKSet(keys: $0.keys.published) } }
 
     /// The `/auth/keys` body (in one of several orders when the scenario shuffles it).
-    public var keySetJSON: String { world.keySetBody }
+    public var keySetJSON: String { keySetBodies().randomElement() ?? "{\"keys\":[]}" }
 
     /// Back to the start in one step: the scenario's registrations, personas, keys, auto-approve and
     /// faults, the clock as it was when the provider was made; no consents, codes, tokens or events.
@@ -76,36 +76,54 @@ public final class AppleIDProvider: Sendable {
     /// The `kid` a token broken with ``Fault/IdentityTokenFault/unknownKid`` names.
     public static let unknownKID = "mockUnknwn"
 
-    /// Logs an Apple-endpoint request with its outcome.
-    func recordRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, now: Date,
-                       events: [DomainEvent], failure: AppleError? = nil) {
-        let reason = failure?.reason ?? events.map(\.description).joined(separator: "; ")
-        world.record(.request(RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: failure == nil ? 200 : 400,
-                                            error: failure?.code.rawValue, reason: reason)), at: now)
-    }
-
-    /// Logs a request the HTTP layer answered itself (a body it could not read, a fault, a discovery fetch).
-    public func recordRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, status: Int,
-                              error: AppleError? = nil, reason: String) {
-        world.record(.request(RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: status,
-                                            error: error?.code.rawValue, reason: error?.reason ?? reason)), at: clock.now)
-    }
-
-    /// Runs an endpoint's work and logs it: on success the journal's reason lists what `work` put in
-    /// `events` (the world's events, which transitions log as well, and notes on the answer); on
-    /// failure, the real reason.
+    /// Runs an endpoint's work and journals it: on success the entry's reason lists what `work` put in
+    /// `events` (the world's events, which transitions log as well, and notes on the answer); on failure,
+    /// the real reason. Over HTTP the entry waits in the request's ``RequestDraft`` until the answer is
+    /// final; otherwise it is written now.
     func answering<T>(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?,
                       _ work: (Date, inout [DomainEvent]) throws(AppleError) -> T) throws(AppleError) -> T {
         let now = clock.now
         var events: [DomainEvent] = []
         do {
             let result = try work(now, &events)
-            recordRequest(endpoint, origin: origin, clientID: clientID, now: now, events: events)
+            decided(endpoint, origin: origin, clientID: clientID, now: now, events: events, failure: nil)
             return result
         } catch {
-            recordRequest(endpoint, origin: origin, clientID: clientID, now: now, events: events, failure: error)
+            decided(endpoint, origin: origin, clientID: clientID, now: now, events: events, failure: error)
             throw error
         }
+    }
+
+    private func decided(_ endpoint: AppleEndpoint, origin: RequestOrigin, clientID: String?, now: Date, events: [DomainEvent],
+                         failure: AppleError?) {
+        let record = RequestRecord(endpoint: endpoint, origin: origin, clientID: clientID, status: failure == nil ? 200 : 400,
+                                   error: failure?.code.rawValue,
+                                   reason: failure?.reason ?? events.map(\.description).joined(separator: "; "))
+        if let draft = RequestDraft.current, draft.origin == origin {
+            draft.keep(record, at: now)
+        } else {
+            world.record(.request(record), at: now)
+        }
+    }
+
+    /// Writes the journal entry of an HTTP request that has ended: the provider's, unless the request
+    /// ended otherwise (a body that could not be read, a fault, a store that failed). The one place
+    /// the journal is written for HTTP requests.
+    public func journal(_ draft: RequestDraft, _ ending: RequestEnding) {
+        let decision = draft.decision
+        let record: RequestRecord
+        switch ending {
+        case .answered:
+            record = decision?.record ?? RequestRecord(endpoint: draft.endpoint, origin: draft.origin, clientID: draft.clientID,
+                                                       status: 200, error: nil, reason: draft.reason ?? "answered")
+        case let .refused(error):
+            record = decision?.record ?? RequestRecord(endpoint: draft.endpoint, origin: draft.origin, clientID: draft.clientID,
+                                                       status: 400, error: error.code.rawValue, reason: error.reason)
+        case let .failed(status, reason):
+            record = RequestRecord(endpoint: decision.map { AppleEndpoint(rawValue: $0.record.endpoint) ?? draft.endpoint } ?? draft.endpoint,
+                                   origin: draft.origin, clientID: draft.clientID, status: status, error: nil, reason: reason)
+        }
+        world.record(.request(record), at: decision?.time ?? clock.now)
     }
 }
 

@@ -81,19 +81,39 @@ public struct RequestRecord: Sendable, Equatable, Codable {
     }
 }
 
-/// A request as `GET /__admin/journal` lists it.
+/// A request as `GET /__admin/journal` lists it: the record with its place in the event log and its time
+/// (encoded flat, the record's fields beside `sequence` and `time`).
+@dynamicMemberLookup
 public struct JournalEntry: Sendable, Equatable, Codable {
     /// The event's sequence number in the event log.
     public let sequence: Int
     /// The mock clock's instant when the request was answered.
     public let time: Date
-    public let method: String
-    public let endpoint: String
-    public let via: Channel
-    public let clientID: String?
-    public let status: Int
-    public let error: String?
-    public let reason: String
+    public let record: RequestRecord
+
+    public subscript<T>(dynamicMember field: KeyPath<RequestRecord, T>) -> T { record[keyPath: field] }
+
+    private enum CodingKeys: String, CodingKey { case sequence, time }
+
+    public init(sequence: Int, time: Date, record: RequestRecord) {
+        self.sequence = sequence
+        self.time = time
+        self.record = record
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(Int.self, forKey: .sequence)
+        time = try container.decode(Date.self, forKey: .time)
+        record = try RequestRecord(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(time, forKey: .time)
+        try record.encode(to: encoder)
+    }
 }
 
 /// The request journal: the Apple-endpoint requests of the event log, newest last. It is a reader
@@ -105,9 +125,7 @@ public struct RequestJournal: Sendable {
     public func entries(after sequence: Int = 0) -> [JournalEntry] {
         log.events(after: sequence).compactMap { recorded in
             guard case let .request(record) = recorded.event else { return nil }
-            return JournalEntry(sequence: recorded.sequence, time: recorded.time, method: record.method, endpoint: record.endpoint,
-                                via: record.via, clientID: record.clientID, status: record.status, error: record.error,
-                                reason: record.reason)
+            return JournalEntry(sequence: recorded.sequence, time: recorded.time, record: record)
         }
     }
 }

@@ -15,8 +15,6 @@ public final class World: Sendable {
 
     private struct Guarded: Sendable {
         var state: WorldState
-        /// `/auth/keys` bodies for the current key ring (several orders when shuffled).
-        var keyBodies: [String]
         /// Where changes are saved, when the world is kept in a store.
         var writer: StateWriter?
         /// How this server holds the world, when it is kept in a store several servers share.
@@ -28,8 +26,13 @@ public final class World: Sendable {
     private let guarded: Mutex<Guarded>
     /// Whether the world is shared with other servers, readable without the lock.
     private let shared = Atomic<Bool>(false)
+    /// Whether the world is kept in a store (a file or a shared database), readable without the lock.
+    private let keptInStore = Atomic<Bool>(false)
     /// Whether any fault is queued, readable without the lock: most requests have none to take.
     private let faultsQueued = Atomic<Bool>(false)
+    /// Goes up whenever the signing keys may have changed, readable without the lock (for caches of what
+    /// `/auth/keys` serves).
+    private let keysGeneration = Atomic<Int>(0)
     /// Where ``reset()`` returns to.
     private let initialState: WorldState
     private let initialClock: MockClock.Mode
@@ -43,7 +46,7 @@ public final class World: Sendable {
         self.events = events
         self.initialState = initial
         self.initialClock = clock.currentMode
-        self.guarded = Mutex(Guarded(state: initial, keyBodies: initial.keys.servedBodies(), writer: nil, shared: nil, savedClock: nil))
+        self.guarded = Mutex(Guarded(state: initial, writer: nil, shared: nil, savedClock: nil))
         self.faultsQueued.store(!initial.faults.faults.isEmpty, ordering: .relaxed)
     }
 
@@ -53,33 +56,33 @@ public final class World: Sendable {
     }
 
     /// Changes the state under the lock; the events `body` appends are logged at `now` in the same step.
+    @discardableResult
     func transition<T: Sendable, E: Error>(
         at now: Date, _ body: (inout WorldState, inout [DomainEvent]) throws(E) -> T
     ) throws(E) -> T {
-        var ignored: [DomainEvent] = []
-        return try transition(at: now, collecting: &ignored, body)
+        try commit(at: now, body).value
     }
 
-    /// ``transition(at:_:)`` that also hands the logged events to `collected` (for the request's journal entry).
-    func transition<T: Sendable, E: Error>(
-        at now: Date, collecting collected: inout [DomainEvent], _ body: (inout WorldState, inout [DomainEvent]) throws(E) -> T
-    ) throws(E) -> T {
-        try guarded.withLock { (guarded: inout Guarded) throws(E) -> T in
+    /// Changes the state under the lock and returns what the change made: `body`'s value and the events
+    /// logged (with the notifications they queued), at `now`, in the same step. The rows it changed go
+    /// to the store in that step too.
+    func commit<T: Sendable, E: Error>(
+        at now: Date, _ body: (inout WorldState, inout [DomainEvent]) throws(E) -> T
+    ) throws(E) -> Committed<T> {
+        try guarded.withLock { (guarded: inout Guarded) throws(E) -> Committed<T> in
             var emitted: [DomainEvent] = []
             let keysBefore = guarded.state.keys.revision
             defer {
                 if !emitted.isEmpty {
                     guarded.state.queueNotifications(for: emitted, at: now, options: notificationOptions, events: &emitted)
                 }
-                if guarded.state.keys.revision != keysBefore {
-                    guarded.keyBodies = guarded.state.keys.servedBodies()
-                }
+                if guarded.state.keys.revision != keysBefore { keysGeneration.add(1, ordering: .relaxed) }
                 faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
                 if guarded.writer != nil || guarded.shared != nil { queueChanges(&guarded) }
                 events.append(emitted, at: now)
-                collected += emitted
             }
-            return try body(&guarded.state, &emitted)
+            let value = try body(&guarded.state, &emitted)
+            return Committed(value: value, events: emitted)
         }
     }
 
@@ -111,7 +114,7 @@ public final class World: Sendable {
         guarded.state.setTracking(false)
         // A snapshot taken before refresh grants carried their serial gets them here, so a store is given them.
         guarded.state.rebuildRefreshIndex()
-        guarded.keyBodies = state.keys.servedBodies()
+        keysGeneration.add(1, ordering: .relaxed)
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
         guard guarded.writer != nil || guarded.shared != nil else { return }
         guarded.state.setTracking(true)
@@ -122,31 +125,17 @@ public final class World: Sendable {
     /// Whether any fault is queued (without taking the lock).
     var hasQueuedFaults: Bool { faultsQueued.load(ordering: .relaxed) }
 
-    /// Logs events that change nothing (a request's journal record).
+    /// Logs an event that changes nothing (a request's journal entry).
     func record(_ event: DomainEvent, at now: Date) {
-        guarded.withLock { _ in events.append([event], at: now) }
+        events.append([event], at: now)
     }
 
-    /// A `/auth/keys` body: the keys in their served order, or in one of several orders when shuffled.
-    public var keySetBody: String {
-        guarded.withLock { Self.oneOf($0.keyBodies) }
-    }
+    /// Goes up whenever the signing keys may have changed (read without the lock).
+    public var keysChangeCount: Int { keysGeneration.load(ordering: .relaxed) }
 
-    /// A `/auth/keys` body with `record` logged in the same step, when nothing but the body bears on
-    /// the answer; nil when a fault is queued (it may be the keys') or the world is kept in a store
-    /// (the answer then waits until the record is saved).
-    func keySetBody(recording record: DomainEvent, at now: Date) -> String? {
-        guard !hasQueuedFaults else { return nil }
-        return guarded.withLock { guarded in
-            guard guarded.writer == nil, guarded.shared == nil else { return nil }
-            events.append([record], at: now)
-            return Self.oneOf(guarded.keyBodies)
-        }
-    }
-
-    private static func oneOf(_ bodies: [String]) -> String {
-        bodies.count == 1 ? bodies[0] : bodies.randomElement()!
-    }
+    /// Whether the world is kept in a store (a request then waits for its changes to be saved), read
+    /// without the lock. Fixed once serving starts.
+    public var isKeptInStore: Bool { keptInStore.load(ordering: .relaxed) }
 
     /// Back to the scenario's start in one step: its registrations, personas, keys, auto-approve and
     /// faults, the clock as it was made (scheduled work dropped), and an empty log.
@@ -186,6 +175,7 @@ public final class World: Sendable {
         guarded.withLock { guarded in
             if let clockMode = stored.clock { clock.reset(to: clockMode) }
             guarded.writer = writer
+            keptInStore.store(true, ordering: .relaxed)
             if rows.isEmpty {
                 replace(&guarded, with: guarded.state)
             } else {
@@ -227,7 +217,7 @@ public final class World: Sendable {
     /// Makes a restored state the world's, tracking changes from now on.
     private func install(_ restored: WorldState, _ guarded: inout Guarded) {
         guarded.state = restored
-        guarded.keyBodies = restored.keys.servedBodies()
+        keysGeneration.add(1, ordering: .relaxed)
         faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
         guarded.state.setTracking(true)
         guarded.savedClock = clock.currentMode
@@ -241,6 +231,7 @@ public final class World: Sendable {
     func attach(shared store: any SharedWorldStore, scenario: String) async throws(StateStoreError) -> Bool {
         let access = SharedWorldAccess(store: store, scenario: scenario)
         shared.store(true, ordering: .relaxed)
+        keptInStore.store(true, ordering: .relaxed)
         guarded.withLock { guarded in
             guarded.shared = access
             guarded.state.setTracking(true)
@@ -286,7 +277,7 @@ public final class World: Sendable {
                 throw StateStoreError("\(storeName): \(error.message)")
             }
             if changes.rows.contains(where: { $0.section == WorldState.CodingKeys.keys.rawValue }) {
-                guarded.keyBodies = guarded.state.keys.servedBodies()
+                keysGeneration.add(1, ordering: .relaxed)
             }
             faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
             if let clockMode { clock.adopt(clockMode) }
@@ -328,6 +319,7 @@ public final class World: Sendable {
     /// the server holds the world (see ``SharedWorldStore``), which may throw. End it with
     /// ``requestEnded(_:)``.
     public func beginRequest() async throws(StateStoreError) -> SaveTicket {
+        guard isKeptInStore else { return SaveTicket(kept: .memory) }
         let (writer, shared) = guarded.withLock { ($0.writer, $0.shared) }
         if let shared {
             return SaveTicket(kept: .shared(shared, try await enter(shared)))
@@ -376,6 +368,7 @@ public final class World: Sendable {
             await shared.close()
             guarded.withLock { $0.shared = nil }
             self.shared.store(false, ordering: .relaxed)
+            keptInStore.store(false, ordering: .relaxed)
             if let flushFailure { throw flushFailure }
             return
         }
@@ -383,10 +376,23 @@ public final class World: Sendable {
         defer {
             guarded.withLock { guarded in
                 guarded.writer = nil
+                keptInStore.store(false, ordering: .relaxed)
                 guarded.state.setTracking(false)
             }
         }
         try await writer.close()
+    }
+}
+
+/// What a transition made: its value, and the events it logged (those its changes called for included).
+struct Committed<Value: Sendable>: Sendable {
+    let value: Value
+    let events: [DomainEvent]
+
+    /// The value, with the events added to a request's (for its journal entry).
+    func value(addingEventsTo requestEvents: inout [DomainEvent]) -> Value {
+        requestEvents += events
+        return value
     }
 }
 

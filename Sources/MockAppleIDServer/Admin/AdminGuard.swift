@@ -11,11 +11,10 @@ import NIOCore
 /// site (`Sec-Fetch-Site`, or an `Origin` that is not the server's own) is refused, writes must be
 /// `Content-Type: application/json` (which a cross-site form cannot send), and no CORS header is
 /// ever sent, so a page the developer opens cannot drive the admin API.
-struct AdminGuard: RouterMiddleware {
-    typealias Context = BasicRequestContext
-
-    /// The Bearer token required of every client; nil admits loopback clients only.
-    let token: String?
+struct AdminGuard: Sendable {
+    /// The SHA-256 of the Bearer token required of every client (compared by hash, so the comparison
+    /// takes as long whatever the token sent); nil admits loopback clients only.
+    let tokenHash: Data?
     /// Host names besides loopback ones that a tokenless request may name in `Host` (the bound and public hosts).
     let hostNames: Set<String>
 
@@ -23,12 +22,15 @@ struct AdminGuard: RouterMiddleware {
     private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     private static let origin = HTTPField.Name("Origin")!
 
-    func handle(_ request: Request, context: BasicRequestContext,
-                next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        guard Self.covers(request.uri.path) else { return try await next(request, context) }
+    init(token: String?, hostNames: Set<String>) {
+        tokenHash = token.map { Data(SHA256.hash(data: Data($0.utf8))) }
+        self.hostNames = hostNames
+    }
+
+    /// Refuses a request to the admin API (``covers(_:)``) that the rules above do not admit.
+    func check(_ request: Request) throws(AdminError) {
         try admit(request)
         try refuseCrossSite(request)
-        return try await next(request, context)
     }
 
     /// Writes must be declared `application/json` (which a cross-site form cannot send): checked on the
@@ -43,8 +45,8 @@ struct AdminGuard: RouterMiddleware {
         }
     }
 
-    /// Whether `path` is the admin API's (the guard stands before every other middleware that may answer,
-    /// so nothing under the prefix answers a client it would refuse). Read as the router reads it: by
+    /// Whether `path` is the admin API's (the server checks the guard before routing such a request, so
+    /// nothing under the prefix answers a client it would refuse, not even with 404 or 405). Read as the router reads it: by
     /// its first component, empty ones skipped (`//__admin/health` is routed to the admin API too).
     static func covers(_ path: String) -> Bool {
         let components = path.drop { $0 == "/" }
@@ -55,7 +57,7 @@ struct AdminGuard: RouterMiddleware {
     private static let adminComponent = AdminRoutes.prefix.dropFirst()
 
     private func admit(_ request: Request) throws(AdminError) {
-        guard let token else {
+        guard let tokenHash else {
             guard request.headers[ConnectionPeer.field] != ConnectionPeer.remote else {
                 throw AdminError(status: .forbidden, code: "not_loopback",
                                  message: "the admin API answers loopback clients only; start the server with --admin-token to open it to others")
@@ -69,8 +71,8 @@ struct AdminGuard: RouterMiddleware {
             }
             return
         }
-        guard let presented = Self.bearer(request.headers[.authorization]),
-              Data(SHA256.hash(data: Data(presented.utf8))) == Data(SHA256.hash(data: Data(token.utf8)))
+        guard let presented = bearerToken(request.headers[.authorization]),
+              Data(SHA256.hash(data: Data(presented.utf8))) == tokenHash
         else {
             throw AdminError(status: .unauthorized, code: "unauthorized", message: "the admin API needs Authorization: Bearer <admin token>",
                              headers: [.wwwAuthenticate: "Bearer realm=\"mock-appleid admin\""])
@@ -94,11 +96,5 @@ struct AdminGuard: RouterMiddleware {
         let lowered = authority.lowercased()
         if lowered.hasPrefix("["), let end = lowered.firstIndex(of: "]") { return String(lowered[...end]) }
         return String(lowered.split(separator: ":", maxSplits: 1).first ?? "")
-    }
-
-    /// The token of `Bearer <token>`.
-    private static func bearer(_ value: String?) -> String? {
-        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
-        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }

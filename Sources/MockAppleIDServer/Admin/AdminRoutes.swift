@@ -4,7 +4,7 @@ import Hummingbird
 import MockAppleID
 
 /// The admin API under `/__admin`, on the same listener as Apple's endpoints. It calls the same
-/// provider facade as the embedding library, and its errors render themselves. See README.md, "Admin API".
+/// provider facade as the embedding library, and its errors render themselves. See docs/admin-api.md.
 struct AdminRoutes: Sendable {
     static let prefix = "/__admin"
 
@@ -15,9 +15,11 @@ struct AdminRoutes: Sendable {
     /// Where the server listens, once it does.
     let listeners: BoundListeners
 
-    func register(on router: RecordingRouter) {
-        // Guarded by ``AdminGuard``, which the server puts before its other middleware.
-        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminGuard.JSONWrites())
+    func register(on router: RecordingRouter, saving: SavedBeforeAnswering) {
+        // Guarded by ``AdminGuard``, which the server checks before routing.
+        let admin = router.group(RouterPath(Self.prefix))
+            .add(middleware: AdminGuard.JSONWrites())
+            .add(middleware: AdminSavedMiddleware(saving: saving))
         admin.get("health") { _, _ in
             try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name,
                                               listeners: listeners.current?.under(configuration.pathPrefix)))

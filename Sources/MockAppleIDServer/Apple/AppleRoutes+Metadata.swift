@@ -4,19 +4,18 @@ import MockAppleID
 
 /// `GET /auth/keys` (docs/apple-reference.md §4) and `GET /.well-known/openid-configuration` (§10.1).
 extension AppleRoutes {
-    func registerMetadata(on router: RecordingRouter) {
-        router.get("/auth/keys") { request, _ in
-            try await applyTransportFault(.keys, endpoint: .keys, request, clientID: nil)
-            provider.recordKeysServed(origin: request.origin)
-            return Self.metadataResponse(ByteBuffer(string: provider.keySetJSON))
+    func registerMetadata(on router: AppleRouteGroup) {
+        router.get("/auth/keys") { _, _ in
+            try await applyTransportFault(.keys, clientID: nil)
+            RequestDraft.current?.note(reason: AppleIDProvider.keysServedReason)
+            return Self.metadataResponse(ByteBuffer(string: keySetBodies.body()))
         }
         router.get("/.well-known/openid-configuration") { request, _ in
             let baseURL = baseURL(for: request)
             let document = discoveryCache.document(baseURL: baseURL) {
                 DiscoveryDocument.json(issuer: provider.settings.issuer, baseURL: baseURL).serialized
             }
-            provider.recordRequest(.discovery, origin: request.origin, clientID: nil, status: 200,
-                                   reason: "served the discovery document for \(baseURL)")
+            RequestDraft.current?.note(reason: "served the discovery document for \(baseURL)")
             return Self.metadataResponse(ByteBuffer(string: document))
         }
         for path in ["/auth/keys", "/.well-known/openid-configuration"] {

@@ -1,24 +1,27 @@
 import Hummingbird
-import Logging
 import MockAppleID
 import Synchronization
 
-/// Apple's endpoints over one provider. Each endpoint decodes the request into core values, asks the
-/// provider (which journals the request), and encodes the answer as Apple would; one file per endpoint.
+/// Apple's endpoints over one provider, one file each. Each route reads the request into core values,
+/// asks the provider and encodes the answer as Apple would; ``AppleEndpointMiddleware``, around every
+/// one of them, journals the request and answers its failures in Apple's shape.
 struct AppleRoutes: Sendable {
     let provider: AppleIDProvider
     let configuration: ServerConfiguration
     /// `http` or `https`: how the listener these routes answer on is reached.
     let scheme: String
+    /// The `/auth/keys` bodies, shared with the listeners' shortcut.
+    let keySetBodies: KeySetBodies
     /// Discovery documents by base URL, built on first use (a handful at most).
     let discoveryCache = DiscoveryCache()
 
-    func register(on router: RecordingRouter) {
-        registerAuthorize(on: router)
-        registerToken(on: router)
-        registerRevoke(on: router)
-        registerUserMigration(on: router)
-        registerMetadata(on: router)
+    func register(on router: RecordingRouter, saving: SavedBeforeAnswering) {
+        let apple = router.group().add(middleware: AppleEndpointMiddleware(provider: provider, saving: saving))
+        registerAuthorize(on: apple)
+        registerToken(on: apple)
+        registerRevoke(on: apple)
+        registerUserMigration(on: apple)
+        registerMetadata(on: apple)
     }
 
     /// The base URL endpoints are advertised at: configured, or the listener's scheme and the
@@ -29,29 +32,24 @@ struct AppleRoutes: Sendable {
         return "\(scheme)://\(host)\(configuration.pathPrefix)"
     }
 
-    /// Reads a request's input; a failure the provider never saw is journaled here, then thrown.
-    func reading<T>(_ endpoint: AppleEndpoint, _ request: Request, clientID: String? = nil,
-                    _ read: () async throws(AppleError) -> T) async throws(AppleError) -> T {
-        do { return try await read() } catch {
-            provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: 400, error: error, reason: error.reason)
-            throw error
-        }
-    }
-
-    /// Applies a queued transport fault for `target`: a delay, or a 5xx thrown as the response.
-    func applyTransportFault(_ target: Fault.Target, endpoint: AppleEndpoint, _ request: Request, clientID: String?) async throws {
+    /// Applies a queued transport fault for `target`: a delay (slept now, or after the hold of a shared
+    /// world), or a 5xx thrown as a ``TransportFault``.
+    func applyTransportFault(_ target: Fault.Target, clientID: String?) async throws {
         guard let fault = provider.takeTransportFault(target, clientID: clientID) else { return }
         switch fault.kind {
         case let .tokenDelay(seconds), let .keysDelay(seconds):
             if let deferred = DeferredDelay.current { deferred.add(.seconds(seconds)) } else { try await Task.sleep(for: .seconds(seconds)) }
         case let .tokenServerError(status), let .keysUnavailable(status):
-            provider.recordRequest(endpoint, origin: request.origin, clientID: clientID, status: status, reason: "fault applied: \(fault)")
-            throw BareStatusError(status: .init(code: status))
+            RequestDraft.current?.name(clientID: clientID)
+            throw TransportFault(status: status, reason: "fault applied: \(fault)")
         case .tokenError, .idToken:
             return
         }
     }
 }
+
+/// The routes of a group, as the endpoints' files register them.
+typealias AppleRouteGroup = RouterGroup<BasicRequestContext>
 
 /// A small cache of serialised discovery documents keyed by base URL.
 final class DiscoveryCache: Sendable {

@@ -8,9 +8,9 @@ import NIOHTTPTypes
 /// but the body bears on the answer: no request of the connection is still with the router (answers
 /// keep their order), the connection is writable (a client that sends without reading meets the
 /// router's backpressure) and is not ending (`Connection: close` either way, or closing), the request
-/// has no query, no body and no `Connection` field other than `keep-alive`, and the provider has the
-/// body at hand (``AppleIDProvider/plainKeySetBody()``: no fault queued, no store to wait for). Every
-/// other request passes through untouched.
+/// has no query, no body and no `Connection` field other than `keep-alive`, and the provider can answer
+/// from the body alone (``AppleIDProvider/answersKeysAlone``: no fault queued, no store to wait for).
+/// Every other request passes through untouched.
 ///
 /// Relying parties fetch the keys far more often than they sign in; this keeps each fetch close to
 /// the cost of writing its bytes.
@@ -23,6 +23,7 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
     static let path = "/auth/keys"
 
     private let provider: AppleIDProvider
+    private let bodies: KeySetBodies
     private let date: HTTPDateField
     /// Requests passed on to the router whose answers have not ended.
     private var withRouter = 0
@@ -31,8 +32,9 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// The connection is to end: from then on every request goes to the router, which answers none after the last.
     private var ending = false
 
-    init(provider: AppleIDProvider, date: HTTPDateField) {
+    init(provider: AppleIDProvider, bodies: KeySetBodies, date: HTTPDateField) {
         self.provider = provider
+        self.bodies = bodies
         self.date = date
     }
 
@@ -49,9 +51,12 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
             passOnHeld(context: context)
         case .end:
             if held != nil {
-                if let body = provider.plainKeySetBody() {
+                if provider.answersKeysAlone {
                     held = nil
-                    return answer(body, context: context)
+                    let draft = RequestDraft(endpoint: .keys, origin: .http("GET"))
+                    draft.note(reason: AppleIDProvider.keysServedReason)
+                    provider.journal(draft, .answered)
+                    return answer(bodies.body(), context: context)
                 }
                 passOnHeld(context: context)
             }
@@ -116,7 +121,8 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
 /// What each connection's ``KeySetShortcutHandler`` is made from: one per listener.
 struct KeySetShortcut: Sendable {
     let provider: AppleIDProvider
+    let bodies: KeySetBodies
     let date = HTTPDateField()
 
-    func makeHandler() -> KeySetShortcutHandler { KeySetShortcutHandler(provider: provider, date: date) }
+    func makeHandler() -> KeySetShortcutHandler { KeySetShortcutHandler(provider: provider, bodies: bodies, date: date) }
 }

@@ -76,22 +76,3 @@ final class RecordingRouter: RouterMethods {
         return self
     }
 }
-
-/// Turns the router's 404 for a path that exists under other methods into `405 Method Not Allowed`
-/// with `Allow`.
-struct MethodNotAllowedMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-
-    let table: RouteTable
-
-    func handle(_ request: Request, context: BasicRequestContext,
-                next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" {
-            let allowed = table.methods(for: request.uri.path)
-            guard !allowed.isEmpty else { throw error }
-            throw HTTPError(.methodNotAllowed, headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
-        }
-    }
-}

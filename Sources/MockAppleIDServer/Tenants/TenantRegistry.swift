@@ -15,7 +15,7 @@ public final class TenantRegistry: Sendable {
         let provider: AppleIDProvider
         let record: TenantRecord
         /// By listener scheme (`http`, `https`).
-        let responders: [String: RouterResponder<BasicRequestContext>]
+        let responders: [String: ServerResponder]
         let services: Task<Void, Never>
     }
 
@@ -55,7 +55,7 @@ public final class TenantRegistry: Sendable {
     /// The provider of tenant `name`.
     public func provider(_ name: String) -> AppleIDProvider? { tenants.withLock { $0[name]?.provider } }
 
-    func responder(_ name: String, scheme: String) -> RouterResponder<BasicRequestContext>? {
+    func responder(_ name: String, scheme: String) -> ServerResponder? {
         tenants.withLock { $0[name]?.responders[scheme] }
     }
 
