@@ -82,7 +82,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-            ]
+                // The admin API's OpenAPI document is read once to make a tenant's variant of it.
+                .product(name: "Yams", package: "Yams"),
+            ],
+            // The admin API's OpenAPI document, compiled in so that the portable binary stays one file.
+            resources: [.embedInCode("Admin/openapi.yaml")]
         ),
         // Where a world is kept between runs: the SQLite state file, or PostgreSQL shared by several servers.
         .target(
@@ -130,6 +134,7 @@ let package = Package(
                 "MockAppleIDStorage",
                 "MockAppleIDTesting",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

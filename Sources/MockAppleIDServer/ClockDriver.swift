@@ -1,27 +1,31 @@
 import Foundation
 import MockAppleID
+import ServiceLifecycle
 
-/// Fires work scheduled on a running mock clock as wall time reaches it (a frozen clock fires only
-/// when set or advanced). It wakes at the next deadline, and at least every quarter second to see
-/// work scheduled meanwhile; it ends when its task is cancelled. Work comes due while the server holds
-/// the world (``World/hold(_:)``), so with a shared store it applies to the latest state.
-struct ClockDriver: Sendable {
+/// Fires work scheduled on a running mock clock as wall time reaches it (a frozen clock fires only when
+/// set or advanced, which fires the work itself). It sleeps until the next deadline, or until the clock's
+/// ``MockClock/changes`` says work was scheduled or the clock moved; it ends at graceful shutdown. Work
+/// comes due while the server holds the world (``World/hold(_:)``), so with a shared store it applies to
+/// the latest state.
+struct ClockDriver: Service {
     let world: World
     var clock: MockClock { world.clock }
-    /// The longest it sleeps between looks.
-    static let longestNap: Double = 0.25
+
+    /// How long a shared store that cannot be reached is left before due work is tried again.
+    static let retryAfterStoreFailure = Duration.milliseconds(250)
 
     func run() async {
-        while !Task.isCancelled {
-            if let next = clock.nextDeadline, next <= clock.now {
-                // A shared store that cannot be reached now is tried again at the next look.
-                _ = try? await world.hold { clock.fireDueWork() }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                var wait: Duration?
+                if let next = clock.nextDeadline, next <= clock.now {
+                    do { try await world.hold { clock.fireDueWork() } } catch { wait = Self.retryAfterStoreFailure }
+                }
+                if wait == nil, let next = clock.nextDeadline, !clock.isFrozen {
+                    wait = .milliseconds(max(1, Int64(next.timeIntervalSince(clock.now) * 1000)))
+                }
+                await clock.changes.wait(atMost: wait)
             }
-            var nap = Self.longestNap
-            if let next = clock.nextDeadline, !clock.isFrozen {
-                nap = min(nap, max(0.001, next.timeIntervalSince(clock.now)))
-            }
-            do { try await Task.sleep(for: .seconds(nap)) } catch { return }
         }
     }
 }

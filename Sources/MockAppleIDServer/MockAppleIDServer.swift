@@ -135,26 +135,29 @@ public struct MockAppleIDServer: Service {
         await tenants?.shutdown()
     }
 
+    /// Runs the listeners and the side jobs as one service group: graceful shutdown stops the listeners
+    /// first (HTTP answers what it has started), then the relay, the tenants' jobs, the request log, the
+    /// notification sender (attempts under way end) and the clock driver.
     private func serve(http: some ApplicationProtocol, https: (some ApplicationProtocol)?, smtp: SMTPListener?,
                        events: EventLog, logger: Logger) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await http.run() }
-            if let https { group.addTask { try await https.run() } }
-            group.addTask { await ClockDriver(world: provider.world).run() }
-            if configuration.accessLog || logger.logLevel <= .debug {
-                group.addTask { await RequestLog(events: events, logger: logger, accessLog: configuration.accessLog).run() }
-            }
-            group.addTask { [provider] in await NotificationSender(provider: provider, logger: logger).run() }
-            if let tenants, tenants.store?.isShared == true { group.addTask { await tenants.follow() } }
-            if let smtp { group.addTask { await smtp.run() } }
-            if let upstream = configuration.relayForward {
-                group.addTask { [provider] in
-                    await RelayForwarder(provider: provider, upstream: (upstream.host, upstream.port), logger: logger).run()
-                }
-            }
-            try await group.next()
-            group.cancelAll()
+        var services: [any Service] = [ClockDriver(world: provider.world), NotificationSender(provider: provider, logger: logger)]
+        if configuration.accessLog || logger.logLevel <= .debug {
+            services.append(RequestLog(events: events, logger: logger, accessLog: configuration.accessLog))
         }
+        if let tenants {
+            services.append(tenants.jobs)
+            if tenants.store?.isShared == true { services.append(TenantFollower(tenants: tenants)) }
+        }
+        if let upstream = configuration.relayForward {
+            services.append(RelayForwarder(provider: provider, upstream: (upstream.host, upstream.port), logger: logger))
+        }
+        if let smtp { services.append(smtp) }
+        services.append(http)
+        if let https { services.append(https) }
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(configuration.connections.shutdownTimeout)
+        group.maximumCancellationDuration = .seconds(configuration.connections.shutdownTimeout)
+        try await ServiceGroup(configuration: group).run()
     }
 
     /// A service group running this server: `run()` it, and end it with `triggerGracefulShutdown()`.

@@ -13,7 +13,8 @@ struct KeysCommand: AsyncParsableCommand {
             commandName: "generate",
             abstract: "Write a new signing key (rsa, ec) or a developer .p8 key (p8) into a folder.")
 
-        @Option(help: "rsa (RS256 signing key), ec (ES256 signing key) or p8 (developer key).") var type: String = "rsa"
+        @Option(help: ArgumentHelp("One of \(KeyGenerator.Kind.allCases.map(\.rawValue).joined(separator: ", ")): an RS256 or ES256 signing key, or a developer .p8 key."))
+        var type: String = "rsa"
         @Option(help: "Key id (default: a random 10-character id).") var kid: String?
         @Option(name: .shortAndLong, help: "Folder to write into (created if missing).") var output: String = "Keys"
 
@@ -93,7 +94,7 @@ extension KeysCommand {
             abstract: "Publish a new signing key on a running server (generated, or read from a PEM file).")
         @OptionGroup var server: ServerURLOption
         @Option(help: "Key id: 1 to 64 letters, digits, - or _.") var kid: String
-        @Option(help: "RS256 or ES256.") var alg = "RS256"
+        @Option(help: ArgumentHelp("One of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")).")) var alg = "RS256"
         @Option(help: "Private key PEM (RSA or P-256) to publish; without it the server generates one.") var file: String?
         @Flag(help: "Also make it the signer.") var activate = false
         @OptionGroup var time: KeyChangeTime

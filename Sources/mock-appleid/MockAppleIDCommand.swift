@@ -24,6 +24,7 @@ struct MockAppleIDCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-appleid",
         abstract: "A local, scriptable stand-in for Sign in with Apple (appleid.apple.com).",
-        subcommands: [ServeCommand.self, KeysCommand.self, ScenarioCommand.self, NativeSignInCommand.self, NotificationsCommand.self, RelayCommand.self, TransferCommand.self, ClientSecretCommand.self, TLSCommand.self],
+        subcommands: [ServeCommand.self, KeysCommand.self, ScenarioCommand.self, NativeSignInCommand.self, NotificationsCommand.self, RelayCommand.self,
+                      TransferCommand.self, ClientSecretCommand.self, TLSCommand.self, AdminAPICommand.self],
         defaultSubcommand: nil)
 }

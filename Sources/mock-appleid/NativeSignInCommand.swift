@@ -19,8 +19,9 @@ struct NativeSignInCommand: AsyncParsableCommand {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle id (a registered primary App ID).") var bundleID: String
     @Option(help: "The nonce the app passed (put in the identity token as given).") var nonce: String?
     @Option(help: "Requested scopes: name, email, or both comma-separated; an empty value asks for none.") var scopes = "name,email"
-    @Option(help: "share or hide the email (default: the persona's choice).") var email: String?
-    @Option(help: "Override real_user_status: 0, 1, 2, unsupported, unknown or likelyReal.") var realUserStatus: String?
+    @Option(help: ArgumentHelp("\(EmailChoice.allCases.map(\.rawValue).joined(separator: " or ")) the email (default: the persona's choice)."))
+    var email: String?
+    @Option(help: ArgumentHelp("Override real_user_status: \(RealUserStatus.allCases.map { "\($0.rawValue)" }.joined(separator: ", ")) or a name (\(RealUserStatus.allCases.map(\.name).joined(separator: ", "))).")) var realUserStatus: String?
 
     func run() async throws {
         var body: [(String, JSONValue)] = [

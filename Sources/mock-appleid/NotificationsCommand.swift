@@ -11,8 +11,8 @@ struct NotificationsCommand: AsyncParsableCommand {
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "send",
-            abstract: "Send a notification about a persona to an app group now: email-disabled, email-enabled, consent-revoked or account-delete.")
-        @Argument(help: "The event type.") var type: String
+            abstract: "Send a notification about a persona to an app group now.")
+        @Argument(help: ArgumentHelp("The event type: \(NotificationType.acceptedNames).")) var type: String
         @Option(help: "The persona's id.") var persona: String
         @Option(help: "A client id or primary App ID of the app group.") var app: String
         @OptionGroup var server: ServerURLOption

@@ -14,7 +14,10 @@ struct ScenarioCommand: AsyncParsableCommand {
             commandName: "reference",
             abstract: "Print every key a scenario file may use, with its type, default and meaning (a Markdown table).")
 
-        func run() { print(ScenarioSchema.referenceTable) }
+        @Flag(help: "Print the timeline actions instead, with their keys and what each does.")
+        var timelineActions = false
+
+        func run() { print(timelineActions ? ScenarioSchema.timelineActionsTable : ScenarioSchema.referenceTable) }
     }
 
     struct Check: AsyncParsableCommand {

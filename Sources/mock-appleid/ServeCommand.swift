@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Interface to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free port and prints it.") var port = 8080
     @OptionGroup var scenario: ScenarioOption
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: ArgumentHelp("Log level: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")) var logLevel = "info"
     @Option(help: "Base URL the discovery document advertises (default: from each request's Host header).")
     var publicBaseURL: String?
     @Option(help: ArgumentHelp("Keep the world in this SQLite file: restored from it at start, every change saved in it before it is acknowledged. Without it, memory only.", valueName: "file"))
@@ -42,12 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
     @Option(help: "Seconds from the end of a request's headers to the end of its body.") var bodyTimeout = ConnectionLimits().bodyTimeout
     @Option(help: "HTTP connections served at once; more wait until one closes.") var maxConnections = ConnectionLimits().maxConnections
-    @Option(help: ArgumentHelp("What makes RS256 signatures: libcrypto (the system's OpenSSL 3, faster), swift-crypto (built in), or auto (libcrypto when it can be loaded).", valueName: "auto|libcrypto|swift-crypto"))
+    @Option(help: ArgumentHelp("What makes RS256 signatures: libcrypto (the system's OpenSSL 3, faster), swift-crypto (built in), or auto (libcrypto when it can be loaded).", valueName: (["auto"] + RSASigning.Library.allCases.map(\.rawValue)).joined(separator: "|")))
     var rsaSigner = "auto"
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError("--log-level \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port must be 0...65535") }
@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         let tlsFloor = configuration.https?.minimumVersion ?? .default
         let readyFile = self.readyFile.map(TLSOptions.absolute)
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
-            if let readyFile { ReadyFile.write(running, scenario: provider.scenario.name, to: readyFile) }
+            if let readyFile { ReadyFile.write(running, scenario: provider.scenario, to: readyFile) }
             // The banner names the library RS256 keys sign with, known once libcrypto has been looked for: it
             // waits for that in a task of its own, so that the listeners serve meanwhile. Keys are given to
             // libcrypto when they first sign.

@@ -63,7 +63,7 @@ struct StartupBanner {
             lines += ["", "Developer keys (sign client_secret with ES256; iss = Team ID, kid = Key ID):"]
             for team in provider.scenario.teams {
                 for key in team.developerKeys.values.sorted(by: { $0.kid < $1.kid }) {
-                    lines.append("  team \(team.id) key \(key.kid): \(describe(key.location))\(key.revoked ? " (revoked)" : "")")
+                    lines.append("  team \(team.id) key \(key.kid): \(DeveloperKeyLocation(key).description)\(key.revoked ? " (revoked)" : "")")
                 }
             }
             lines += ["", "Personas:"]
@@ -100,13 +100,5 @@ struct StartupBanner {
             lines.append("  certificate: from --tls-cert (clients must trust its issuer)")
         }
         return lines
-    }
-
-    private func describe(_ location: String?) -> String {
-        guard let location else { return "inline in the scenario" }
-        if location.hasPrefix("/") { return location }
-        let local = URL(fileURLWithPath: location).standardizedFileURL.path
-        if FileManager.default.fileExists(atPath: local) { return local }
-        return "\(location) in the mock-appleid repository (built in)"
     }
 }

@@ -6,7 +6,15 @@ import MockAppleIDServer
 struct TLSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tls", abstract: "The local certificate authority behind `serve --https-port`.",
-        subcommands: [Init.self])
+        subcommands: [Init.self, TrustTable.self])
+
+    struct TrustTable: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "trust-table",
+            abstract: "Print how each runtime trusts the CA in the default folder (a Markdown table).")
+
+        func run() { print(TrustInstructions.markdownTable) }
+    }
 
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -12,7 +12,7 @@ struct TLSOptions: ParsableArguments {
     var tlsCert: String?
     @Option(help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
-    @Option(help: ArgumentHelp("The oldest TLS version HTTPS accepts (Apple's servers: 1.2); lower it only to test an old client.", valueName: "1.0|1.1|1.2|1.3"))
+    @Option(help: ArgumentHelp("The oldest TLS version HTTPS accepts (Apple's servers: 1.2); lower it only to test an old client.", valueName: TLSProtocolVersion.allCases.map(\.rawValue).joined(separator: "|")))
     var tlsMinVersion = TLSProtocolVersion.default.rawValue
 
     /// The HTTPS listener the flags ask for, or nil.

@@ -25,13 +25,7 @@ struct TrustInstructions {
               key:         \(files.privateKey) (mode 0600; keep it private)
 
             Trust the CA, once per runtime, without code changes:
-              Python requests:       export REQUESTS_CA_BUNDLE=\(bundle)
-              OpenSSL (Python ssl, Ruby, curl, Go on Linux): export SSL_CERT_FILE=\(bundle)
-              PHP (curl, Guzzle):    curl.cainfo=\(bundle) and openssl.cafile=\(bundle) in php.ini
-              Node.js:               export NODE_EXTRA_CA_CERTS=\(ca)
-              Java 9+:               keytool -importcert -noprompt -cacerts -storepass changeit -alias mock-appleid -file \(ca)  (as the JDK's owner)
-              Chromium (Linux NSS):  certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n mock-appleid -i \(ca)
-              curl:                  curl --cacert \(ca) https://\(AppleHostNames.identity)\(portSuffix)/auth/keys
+            \(Self.runtimes.map { "  \($0.runtime + ":" + String(repeating: " ", count: max(1, 22 - $0.runtime.count)))\($0.trust(ca, bundle, portSuffix))" }.joined(separator: "\n"))
 
             Point Apple's host names at this machine (this takes Apple ID over for the whole machine; remove it when done):
               /etc/hosts:            127.0.0.1 \(AppleHostNames.identity) \(AppleHostNames.cdn)
@@ -57,4 +51,24 @@ struct TrustInstructions {
     }
 
     private var portSuffix: String { httpsPort == 443 ? "" : ":\(httpsPort)" }
+
+    /// How each runtime trusts the CA (given its certificate, the bundle and the port suffix): the one list
+    /// behind what `serve` and `tls init` print and the table in docs/https.md (`tls trust-table`).
+    static let runtimes: [(runtime: String, trust: @Sendable (_ ca: String, _ bundle: String, _ port: String) -> String)] = [
+        ("Python requests", { _, bundle, _ in "export REQUESTS_CA_BUNDLE=\(bundle)" }),
+        ("OpenSSL users (Python ssl and urllib, Ruby, curl, Go on Linux)", { _, bundle, _ in "export SSL_CERT_FILE=\(bundle)" }),
+        ("PHP (curl, Guzzle: Socialite, league/oauth2-apple)", { _, bundle, _ in "curl.cainfo=\(bundle) and openssl.cafile=\(bundle) in php.ini" }),
+        ("Node.js", { ca, _, _ in "export NODE_EXTRA_CA_CERTS=\(ca)" }),
+        ("Java 9+ (as the JDK's owner)", { ca, _, _ in "keytool -importcert -noprompt -cacerts -storepass changeit -alias mock-appleid -file \(ca)" }),
+        ("Chromium on Linux (NSS)", { ca, _, _ in "certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n mock-appleid -i \(ca)" }),
+        ("curl", { ca, _, port in "curl --cacert \(ca) https://\(AppleHostNames.identity)\(port)/auth/keys" }),
+    ]
+
+    /// ``runtimes`` as a Markdown table, for the CA in the default folder and port 443.
+    static var markdownTable: String {
+        let folder = "~/.mock-appleid/tls"
+        return (["| runtime | trust the CA |", "|---|---|"] + runtimes.map { runtime in
+            "| \(runtime.runtime) | `\(runtime.trust("\(folder)/ca.pem", "\(folder)/ca-bundle.pem", ""))` |"
+        }).joined(separator: "\n")
+    }
 }

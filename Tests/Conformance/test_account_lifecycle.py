@@ -152,7 +152,13 @@ def test_health_and_the_ready_file_say_where_every_listener_is(tmp_path):
         assert listeners["smtp"]["port"] == smtp_port(base_url) and listeners["smtp"]["url"] == f"smtp://127.0.0.1:{smtp_port(base_url)}"
         https_port = int(re.search(r"https://localhost:(\d+)", base_url.banner).group(1))
         assert listeners["https"] == {"url": f"https://localhost:{https_port}", "host": "127.0.0.1", "port": https_port}
-        assert json.loads(ready.read_text()) == {"status": "ok", "scenario": "default", "listeners": listeners}
+        written = json.loads(ready.read_text())
+        assert {name: written.pop(name) for name in ("status", "scenario", "listeners")} == health
+        # What the banner tells a relying party about the scenario: each client's team, each developer key's .p8.
+        assert written["clients"]["com.example.web"] == "MOCKTEAM01" and written["clients"]["org.other.web"] == "OTHERTEAM1"
+        key = next(key for key in written["developerKeys"] if key["kid"] == "MOCKKEY001")
+        assert key["team"] == "MOCKTEAM01" and not key["revoked"] and pathlib.Path(key["file"]).is_file()
+        assert key["file"] in base_url.banner
         with smtplib.SMTP(listeners["smtp"]["host"], listeners["smtp"]["port"], timeout=10) as smtp:
             assert smtp.noop()[0] == 250
         assert requests.post(f"{base_url}/__admin/tenants", json={"name": "job-1"}, timeout=10).status_code == 201

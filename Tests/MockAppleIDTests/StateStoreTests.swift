@@ -232,7 +232,7 @@ struct StateStoreTests {
         #expect(second.relayMessages(personaID: "john").count == 1)
         #expect(second.notificationDeliveries().map(\.notification.type) == [.emailDisabled])
         #expect(second.clock.now == Fixtures.start.addingTimeInterval(90) && second.clock.isFrozen)
-        #expect(second.clock.scheduledWork.contains { $0.label.hasPrefix("notification ") })
+        #expect(second.nextNotificationDue() != nil)
         second.clearFaults()
         #expect(try second.exchange(pendingCode).get()["id_token"] != nil)
         let refreshed = second.tokenResult(Fixtures.form([

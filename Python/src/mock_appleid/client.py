@@ -8,10 +8,10 @@ import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from .apple_hosts import APPLE_HOSTS, apple_hosts_at
-from .banner import Banner
 from .developer_key import BUILT_IN_KEYS
 from .errors import MockAppleIDError
 from .pages import read_form, read_web_message
+from .ready import ServerInfo
 from .sign_in import SignIn
 from .transport import Answer, call
 
@@ -29,14 +29,14 @@ class MockAppleIDClient:
     """Drives one running mock-appleid server. Persona fields and choices may be given in Python's
     snake_case (`first_name`) or the admin API's camelCase (`firstName`)."""
 
-    def __init__(self, banner: Banner, *, binary: str, ca_bundle: Optional[str] = None,
+    def __init__(self, server: ServerInfo, *, binary: str, ca_bundle: Optional[str] = None,
                  admin_token: Optional[str] = None):
-        self.base_url = banner.base_url.rstrip("/")
+        self.base_url = server.base_url.rstrip("/")
         self.binary = binary
-        self.https_port = banner.https_port
+        self.https_port = server.https_port
         self.ca_bundle = ca_bundle
         self.admin_token = admin_token
-        self._banner = banner
+        self._server = server
 
     # Where things are
 
@@ -147,7 +147,7 @@ class MockAppleIDClient:
         if key_file is None:
             team_id, key_id, key_file = self._developer_key(client_id, team_id, key_id)
         else:
-            team_id = team_id or self._banner.clients.get(client_id)
+            team_id = team_id or self._server.clients.get(client_id)
             named = re.fullmatch(r"AuthKey_(\w+)\.p8", pathlib.Path(key_file).name)
             key_id = key_id or (named.group(1) if named else None)
             if team_id is None or key_id is None:
@@ -284,23 +284,25 @@ class MockAppleIDClient:
     def _developer_key(self, client_id: str, team_id: Optional[str], key_id: Optional[str]) -> Tuple[str, str, str]:
         """Team ID, Key ID and .p8 file of the key the server signs `client_id`'s secrets with: `key_id`, or
         the first of the client's team by Key ID that is not revoked and whose .p8 is readable here."""
-        team = team_id or self._banner.clients.get(client_id)
+        team = team_id or self._server.clients.get(client_id)
         if team is None:
             raise MockAppleIDError(f"client {client_id} is not in the scenario; pass team_id, key_id and key_file")
-        candidates = [(kid, where) for kid, where in self._banner.developer_keys.get(team, []) if key_id in (None, kid)]
-        for kid, where in candidates:
-            path = self._private_key_file(where)
+        candidates = [key for key in self._server.developer_keys.get(team, []) if key_id in (None, key[0])]
+        for kid, file, built_in in candidates:
+            path = self._private_key_file(file, built_in)
             if path is not None:
                 return team, kid, path
+        places = ", ".join(file or built_in or "inline" for _, file, built_in in candidates) or "none"
         raise MockAppleIDError(f"team {team} has no usable developer key{' ' + key_id if key_id else ''} with a .p8 "
-                               f"readable here ({', '.join(where for _, where in candidates) or 'none'}); pass key_file")
+                               f"readable here ({places}); pass key_file")
 
     @staticmethod
-    def _private_key_file(where: str) -> Optional[str]:
-        """The .p8 a banner's key location names, if it holds a private key (a scenario may give only the
-        public half, or the key inline)."""
-        built_in = " in the mock-appleid repository (built in)"
-        path = BUILT_IN_KEYS / pathlib.Path(where[:-len(built_in)]).name if where.endswith(built_in) else pathlib.Path(where)
+    def _private_key_file(file: Optional[str], built_in: Optional[str]) -> Optional[str]:
+        """The .p8 a key came from, if it holds a private key (a scenario may give only the public half, or the
+        key inline); a built-in key's copy is in the package."""
+        if file is None and built_in is None:
+            return None
+        path = pathlib.Path(file) if file is not None else BUILT_IN_KEYS / pathlib.Path(built_in).name
         try:
             return os.fspath(path) if "PRIVATE KEY" in path.read_text() else None
         except (OSError, UnicodeDecodeError):

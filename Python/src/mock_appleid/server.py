@@ -1,17 +1,15 @@
 """Starts the mock-appleid binary on a free loopback port and stops it."""
 import os
 import pathlib
-import queue
 import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 import weakref
-from typing import List, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
-from .banner import parse_banner
+from .ready import read_ready_file
 from .binary import find_binary
 from .client import MockAppleIDClient
 from .errors import ServerStartError
@@ -45,11 +43,10 @@ class MockAppleID:
         self.start_timeout = start_timeout
         self.client: Optional[MockAppleIDClient] = None
         self._process: Optional[subprocess.Popen] = None
-        self._pump: Optional[threading.Thread] = None
-        self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self._kill_at_exit: Optional[weakref.finalize] = None
         self._log: Optional[pathlib.Path] = None
         self._temporary_tls_dir: Optional[str] = None
+        self._ready_dir: Optional[str] = None
 
     def __enter__(self) -> MockAppleIDClient:
         return self.start()
@@ -62,7 +59,9 @@ class MockAppleID:
         if self._process is not None:
             raise ServerStartError("this MockAppleID is already running")
         binary = find_binary(self.binary)
-        command = [binary, "serve", "--port", "0", "--log-level", "notice"]
+        self._ready_dir = tempfile.mkdtemp(prefix="mock-appleid-ready-")
+        ready_file = pathlib.Path(self._ready_dir) / "ready.json"
+        command = [binary, "serve", "--port", "0", "--log-level", "notice", "--ready-file", os.fspath(ready_file)]
         if self.scenario is not None:
             command += ["--scenario", os.fspath(self.scenario)]
         tls_dir = None
@@ -75,7 +74,7 @@ class MockAppleID:
         log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
         self._log = pathlib.Path(log.name)
         try:
-            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, text=True)
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
         except OSError as error:
             self.stop()
             raise ServerStartError(f"cannot run {binary}: {error}") from error
@@ -83,14 +82,11 @@ class MockAppleID:
             log.close()
         self._kill_at_exit = weakref.finalize(self, self._process.kill)
         try:
-            self._lines = queue.Queue()
-            self._pump = threading.Thread(target=self._pump_lines, args=(self._process.stdout, self._lines), daemon=True)
-            self._pump.start()
-            banner = parse_banner(self._read_banner())
+            server = read_ready_file(self._wait_until_ready(ready_file))
         except BaseException:
-            self.stop()  # whatever stopped the start (a bad banner, Ctrl-C), nothing is left running
+            self.stop()  # whatever stopped the start (a bad ready file, Ctrl-C), nothing is left running
             raise
-        self.client = MockAppleIDClient(banner, binary=binary, admin_token=self.admin_token,
+        self.client = MockAppleIDClient(server, binary=binary, admin_token=self.admin_token,
                                         ca_bundle=os.path.join(tls_dir, "ca-bundle.pem") if tls_dir else None)
         return self.client
 
@@ -107,17 +103,15 @@ class MockAppleID:
         if self._kill_at_exit is not None:
             self._kill_at_exit.detach()
             self._kill_at_exit = None
-        if self._pump is not None:
-            self._pump.join(timeout=5)  # the pipe ends with the process
-            self._pump = None
-        if process is not None:
-            process.stdout.close()
         if self._temporary_tls_dir is not None:
             shutil.rmtree(self._temporary_tls_dir, ignore_errors=True)
             self._temporary_tls_dir = None
         if self._log is not None:
             self._log.unlink(missing_ok=True)
             self._log = None
+        if self._ready_dir is not None:
+            shutil.rmtree(self._ready_dir, ignore_errors=True)
+            self._ready_dir = None
         self.client = None
 
     def log(self) -> str:
@@ -128,27 +122,15 @@ class MockAppleID:
         self._temporary_tls_dir = tempfile.mkdtemp(prefix="mock-appleid-tls-")
         return os.path.join(self._temporary_tls_dir, "tls")
 
-    @staticmethod
-    def _pump_lines(stdout, lines: "queue.Queue[Optional[str]]") -> None:
-        for line in stdout:
-            lines.put(line)
-        lines.put(None)
-
-    def _read_banner(self) -> str:
-        """The start-up banner, through its last line; a clear error if the server exits or is slow."""
-        banner: List[str] = []
+    def _wait_until_ready(self, ready_file: pathlib.Path) -> pathlib.Path:
+        """The ready file, once the server wrote it; a clear error if the server exits or is slow."""
         deadline = time.monotonic() + self.start_timeout
-        while not banner or not banner[-1].startswith("Press Ctrl-C"):
-            remaining = deadline - time.monotonic()
-            try:
-                line = self._lines.get(timeout=max(0.0, min(remaining, 1.0)))
-            except queue.Empty:
-                line = ""
-            if line is None or remaining <= 0:
-                why = "exited" if line is None else f"printed no banner within {self.start_timeout:.0f} s"
+        while not ready_file.exists():
+            exited = self._process.poll() is not None
+            if exited or time.monotonic() > deadline:
+                why = "exited" if exited else f"was not ready within {self.start_timeout:.0f} s"
                 log = self.log()
                 self.stop()
                 raise ServerStartError(f"mock-appleid {why}: {log.strip() or 'no output'}")
-            if line:
-                banner.append(line.rstrip("\n"))
-        return "\n".join(banner)
+            time.sleep(0.01)
+        return ready_file

@@ -8,7 +8,8 @@ import Synchronization
 /// deadline, each due item runs with the clock standing at that item's deadline, earliest first (so
 /// an item may schedule another that still falls inside the same advance). While the clock runs,
 /// ``fireDueWork()`` (called by the server's clock driver, or by tests) fires what the
-/// wall clock has reached. Instances are independent, so two servers in one process never interfere.
+/// wall clock has reached; the driver sleeps until the next deadline, and ``changes`` wakes it when work
+/// is scheduled or the clock is moved. Instances are independent, so two servers in one process never interfere.
 public final class MockClock: Sendable {
     /// How the clock moves.
     public enum Mode: Sendable, Equatable, Codable {
@@ -39,6 +40,9 @@ public final class MockClock: Sendable {
 
     private let state: Mutex<State>
     private let wallClock: @Sendable () -> Date
+    /// Rung when work is scheduled or the clock is set, advanced or reset: the clock driver's cue to
+    /// look at the next deadline again.
+    public let changes = Doorbell()
 
     /// A clock that follows the wall clock.
     public convenience init() { self.init(.running(offset: 0)) }
@@ -91,6 +95,7 @@ public final class MockClock: Sendable {
     /// Takes on a mode another server set (a shared store's clock), keeping the work scheduled here.
     public func adopt(_ mode: Mode) {
         state.withLock { $0.mode = mode }
+        changes.ring()
     }
 
     /// Replaces the mode outright and drops every scheduled item (used by reset).
@@ -99,20 +104,23 @@ public final class MockClock: Sendable {
             state.mode = mode
             state.scheduled.removeAll()
         }
+        changes.ring()
     }
 
     /// Runs `work` once the clock reaches `deadline` (at once, on the next move or driver tick, if it
     /// already has). `label` names it in ``scheduledWork``.
     @discardableResult
     public func schedule(at deadline: Date, label: String, _ work: @escaping @Sendable () -> Void) -> WorkID {
-        state.withLock { state in
+        let (id, earliest) = state.withLock { state in
             let id = WorkID(value: state.nextID)
             state.nextID += 1
             let item = Scheduled(id: id, deadline: deadline, label: label, work: work)
             let index = state.scheduled.firstIndex { $0.deadline > deadline } ?? state.scheduled.endIndex
             state.scheduled.insert(item, at: index)
-            return id
+            return (id, index == 0)
         }
+        if earliest { changes.ring() }
+        return id
     }
 
     /// ``schedule(at:label:_:)``, and when the clock has already reached `deadline`, the work (with any
@@ -158,6 +166,7 @@ public final class MockClock: Sendable {
             if let frozen { keepFrozen = frozen } else if case .frozen = state.mode { keepFrozen = true } else { keepFrozen = false }
             state.mode = keepFrozen ? .frozen(at: target) : .running(offset: target.timeIntervalSince(wallClock()))
         }
+        changes.ring()
     }
 
     /// Removes and returns the earliest item due by `target`; with `stepping`, the clock first moves

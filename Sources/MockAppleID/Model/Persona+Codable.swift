@@ -6,7 +6,7 @@ extension Persona {
     }
 
     /// The members the JSON form may have.
-    public static let fieldNames = CodingKeys.allCases.map(\.rawValue)
+    public static let fieldNames = ["id"] + Field.allCases.map(\.rawValue)
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -10,19 +10,26 @@ struct NotificationOutbox: Sendable, Codable {
     /// The most deliveries kept.
     static let capacity = 10_000
 
-    /// Adds a delivery due at once; returns the id of any delivery dropped to make room.
-    mutating func add(_ notification: ServerNotification, url: String, id: String, now: Date) -> String? {
-        deliveries.append(NotificationDelivery(id: id, notification: notification, url: url, status: .pending, attempts: [],
-                                               nextAttempt: now, failuresInARow: 0))
-        guard deliveries.count > Self.capacity else { return nil }
+    /// Adds a delivery due at once; returns it, and the id of any undelivered one dropped to make room.
+    mutating func add(_ notification: ServerNotification, url: String, id: String, now: Date)
+        -> (delivery: NotificationDelivery, dropped: String?) {
+        let delivery = NotificationDelivery(id: id, notification: notification, url: url, status: .pending, attempts: [],
+                                            nextAttempt: now, failuresInARow: 0)
+        deliveries.append(delivery)
+        guard deliveries.count > Self.capacity else { return (delivery, nil) }
         let index = deliveries.firstIndex { $0.status == .delivered } ?? deliveries.firstIndex { $0.status == .failed } ?? 0
         let dropped = deliveries.remove(at: index)
-        return dropped.status == .delivered ? nil : dropped.id
+        return (delivery, dropped.status == .delivered ? nil : dropped.id)
     }
 
     /// Whether a pending delivery is due at `now`.
     func hasDue(at now: Date) -> Bool {
         deliveries.entries.contains { $0.status == .pending && ($0.nextAttempt ?? now) <= now }
+    }
+
+    /// When the earliest pending delivery is due (nil: none is pending).
+    var nextDue: Date? {
+        deliveries.entries.lazy.filter { $0.status == .pending }.compactMap(\.nextAttempt).min()
     }
 
     /// The pending deliveries due at `now`, now marked as being sent.
@@ -57,15 +64,10 @@ struct NotificationOutbox: Sendable, Codable {
     }
 
     /// After a restore no attempt is under way: deliveries caught mid-send are due again at `now`.
-    /// Returns every pending delivery's next attempt, to be scheduled on the clock again.
-    mutating func resumeAfterRestore(at now: Date) -> [(id: String, due: Date)] {
+    mutating func resumeAfterRestore(at now: Date) {
         for index in deliveries.indices where deliveries[index].status == .sending {
             deliveries[index].status = .pending
             deliveries[index].nextAttempt = now
-        }
-        return deliveries.entries.compactMap { delivery in
-            guard delivery.status == .pending, let due = delivery.nextAttempt else { return nil }
-            return (delivery.id, max(due, now))
         }
     }
 

@@ -49,7 +49,7 @@ public struct ServerNotification: Sendable, Equatable, Codable {
 
 /// A notification on its way to an app group's URL, with every attempt so far.
 public struct NotificationDelivery: Sendable, Equatable, Codable, Identifiable {
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         /// Waiting for its next attempt (at ``NotificationDelivery/nextAttempt``).
         case pending
         /// An attempt is under way.

@@ -24,9 +24,9 @@ extension AppleIDProvider {
     /// The persona stops using Sign in with Apple with the app group of `clientID` (or the group
     /// named by its primary App ID): its codes and tokens end and the next sign-in is a first one.
     public func revokeConsent(personaID: String, clientID: String) throws(PersonaError) {
-        let groupID = directory.client(clientID)?.groupID ?? clientID
         let now = clock.now
         try world.transition(at: now) { (state, events) throws(PersonaError) in
+            let groupID = (try? state.directory.groupID(of: clientID)) ?? clientID
             try state.revokeConsent(personaID: personaID, groupID: groupID, at: now, events: &events)
         }
     }
@@ -45,10 +45,10 @@ extension AppleIDProvider {
         try world.transition(at: clock.now) { (state, events) throws(PersonaError) in try state.setAutoApprove(value, events: &events) }
     }
 
-    /// The persona's consent to the app group of `clientID`, if they have signed in to it.
+    /// The persona's consent to the app group of `clientID` (a client id or primary App ID), if they have signed in to it.
     public func consent(personaID: String, clientID: String) -> Consent? {
         world.read { state in
-            state.directory.client(clientID).flatMap { state.consent(personaID: personaID, groupID: $0.groupID) }
+            (try? state.directory.groupID(of: clientID)).flatMap { state.consent(personaID: personaID, groupID: $0) }
         }
     }
 
@@ -60,9 +60,12 @@ extension AppleIDProvider {
     /// How many authorization codes and access tokens the provider holds (expired ones are dropped as it goes).
     public func heldGrantCounts() -> (codes: Int, accessTokens: Int) { world.read { $0.heldCounts } }
 
-    /// The team-scoped `sub` of a persona for a client's team.
+    /// The team-scoped `sub` of a persona for the team of `clientID` (a client id or primary App ID).
     public func subject(personaID: String, clientID: String) -> String? {
-        world.read { state in state.directory.client(clientID).map { state.subject(personaID: personaID, teamID: $0.teamID) } }
+        world.read { state in
+            (try? state.directory.groupID(of: clientID)).flatMap { state.directory.groups[$0] }
+                .map { state.subject(personaID: personaID, teamID: $0.teamID) }
+        }
     }
 
     // MARK: Clock

@@ -17,13 +17,16 @@ extension AppleIDProvider {
     /// Registers (or with nil removes) the notification URL of the app group of `app` (a client id or
     /// primary App ID). The URL follows the return-URL rule: https, or loopback when the scenario allows it
     /// (`settings.allowLoopbackNotificationURLs`).
-    public func setNotificationURL(_ url: String?, app: String) throws(NotificationError) {
+    /// Returns the group's primary App ID.
+    @discardableResult
+    public func setNotificationURL(_ url: String?, app: String) throws(NotificationError) -> String {
         if let url, let problem = settings.notificationURLPolicy.problem(with: url, kind: "notification URLs") {
             throw .invalidURL(problem)
         }
-        let groupID = try group(of: app)
-        try world.transition(at: clock.now) { (state, events) throws(NotificationError) in
+        return try world.transition(at: clock.now) { (state, events) throws(NotificationError) in
+            let groupID = try state.directory.groupID(of: app)
             try state.setNotificationURL(url, groupID: groupID, events: &events)
+            return groupID
         }
     }
 
@@ -31,14 +34,10 @@ extension AppleIDProvider {
     /// exercise a receiver). Nil when the group has no notification URL (an event says so).
     @discardableResult
     public func notify(_ type: NotificationType, personaID: String, app: String) throws(NotificationError) -> NotificationDelivery? {
-        let groupID = try group(of: app)
         let now = clock.now
-        let events = try world.transition(at: now) { (state, events) throws(NotificationError) -> [DomainEvent] in
-            try state.notify(type, personaID: personaID, groupID: groupID, at: now, events: &events)
-            return events
+        return try world.transition(at: now) { (state, events) throws(NotificationError) in
+            try state.notify(type, personaID: personaID, groupID: try state.directory.groupID(of: app), at: now, events: &events)
         }
-        guard case let .notificationQueued(id, _, _, _)? = events.last else { return nil }
-        return notificationDeliveries().first { $0.id == id }
     }
 
     /// Every delivery kept, oldest first, with its attempts.
@@ -68,35 +67,31 @@ extension AppleIDProvider {
         }
     }
 
-    /// Records an attempt's outcome. A failed attempt is due again after the retry schedule's next
-    /// wait, scheduled on the mock clock (advancing the clock past it makes it due at once).
+    /// Records an attempt's outcome. A failed attempt is due again after the retry schedule's next wait
+    /// on the mock clock (its ``NotificationDelivery/nextAttempt``: advancing the clock past it makes it due).
     public func recordNotificationAttempt(_ outcome: DeliveryOutcome, id: String) {
         let now = clock.now
-        let delivery = world.transition(at: now) { state, events in
+        world.transition(at: now) { state, events in
             state.recordNotificationAttempt(outcome, id: id, at: now, schedule: settings.notifications.retrySchedule, events: &events)
         }
-        guard let delivery, let next = delivery.nextAttempt else { return }
-        scheduleAttempt(id: id, at: next, number: delivery.attempts.count + 1)
     }
 
-    /// After a restore: deliveries caught mid-send are due now, and every pending one is scheduled on the clock again.
+    /// When the next pending delivery is due on the mock clock (nil: none is pending); the sender sleeps until then.
+    public func nextNotificationDue() -> Date? { world.read { $0.outbox.nextDue } }
+
+    /// After a restore no attempt is under way: deliveries caught mid-send are due now.
     func resumeNotifications() {
         let now = clock.now
-        let due = world.transition(at: now) { state, _ in state.outbox.resumeAfterRestore(at: now) }
-        for (id, date) in due { scheduleAttempt(id: id, at: date, number: nil) }
+        world.transition(at: now) { state, _ in state.outbox.resumeAfterRestore(at: now) }
     }
+}
 
-    /// Logs ``DomainEvent/notificationAttemptDue(id:)`` (which wakes the sender) when the clock reaches `date`.
-    private func scheduleAttempt(id: String, at date: Date, number: Int?) {
-        _ = clock.schedule(at: date, label: "notification \(id) attempt\(number.map { " \($0)" } ?? "")") { [world] in
-            world.record(.notificationAttemptDue(id: id), at: world.clock.now)
-        }
-    }
-
-    func group(of app: String) throws(NotificationError) -> String {
-        let directory = self.directory
-        if let client = directory.client(app) { return client.groupID }
-        guard directory.groups[app] != nil else { throw .unknownApp(app) }
+extension Directory {
+    /// The app group `app` names: a client id (its group) or a primary App ID. The one rule for every call
+    /// that takes an app (notifications, relay forwarding, transfers, consents).
+    func groupID(of app: String) throws(NotificationError) -> String {
+        if let client = client(app) { return client.groupID }
+        guard groups[app] != nil else { throw .unknownApp(app) }
         return app
     }
 }

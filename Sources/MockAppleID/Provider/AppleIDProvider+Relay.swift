@@ -58,13 +58,13 @@ extension AppleIDProvider {
     /// The persona's relay address for the team of `app` (a client id or primary App ID), whether or
     /// not it is in use yet.
     public func relayAddress(personaID: String, app: String) throws(NotificationError) -> String {
-        let groupID = try group(of: app)
-        let address = world.read { state -> String? in
-            guard state.persona(personaID) != nil else { return nil }
-            return state.relayAddress(personaID: personaID, teamID: state.directory.groups[groupID]?.teamID ?? "")
-        }
-        guard let address else { throw .unknownPersona(personaID) }
-        return address
+        try world.read { state in
+            Result { () throws(NotificationError) in
+                let groupID = try state.directory.groupID(of: app)
+                guard state.persona(personaID) != nil else { throw .unknownPersona(personaID) }
+                return state.relayAddress(personaID: personaID, teamID: state.directory.groups[groupID]?.teamID ?? "")
+            }
+        }.get()
     }
 
     /// Replaces the team's registered email sources (domains and addresses).
@@ -102,11 +102,11 @@ extension AppleIDProvider {
     /// `email-enabled` or `email-disabled`. Returns the persona's relay addresses in use.
     @discardableResult
     public func setRelayForwarding(_ on: Bool, personaID: String, app: String? = nil) throws(PersonaError) -> [RelayAddress] {
-        let groupID: String?
-        do throws(NotificationError) { groupID = try app.map { app throws(NotificationError) in try group(of: app) } } catch {
-            throw .invalid(error.description)
-        }
         return try world.transition(at: clock.now) { (state, events) throws(PersonaError) in
+            let groupID: String?
+            do throws(NotificationError) { groupID = try app.map { app throws(NotificationError) in try state.directory.groupID(of: app) } } catch {
+                throw .invalid(error.description)
+            }
             try state.setRelayForwarding(on, personaID: personaID, groupID: groupID, events: &events)
             return state.relayAddressesInUse.filter { $0.personaID == personaID }
         }

@@ -11,10 +11,13 @@ extension AppleIDProvider {
     public func token(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> JSONValue {
         try answering(.token, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
             let client = try authenticate(form, now: now)
-            if world.hasQueuedFaults, let fault = world.commit(at: now) { state, events in
-                state.takeFault(.token, clientID: client.id, transport: false, events: &events)
-            }.value(addingEventsTo: &events), case let .tokenError(code) = fault.kind {
-                throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")
+            if world.hasQueuedFaults {
+                let fault = world.commit(at: now) { state, events in
+                    state.takeFault(.token, clientID: client.id, transport: false, events: &events)
+                }.value(addingEventsTo: &events)
+                if let fault, case let .tokenError(code) = fault.kind {
+                    throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")
+                }
             }
             guard let grantType = try nonEmpty(form, "grant_type") else {
                 throw AppleError(.invalidRequest, reason: "grant_type is missing")

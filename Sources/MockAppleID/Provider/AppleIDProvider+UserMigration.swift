@@ -7,11 +7,10 @@ extension AppleIDProvider {
     /// that team's `sub` and relay addresses, and for 60 days `transfer_sub` in their identity tokens.
     @discardableResult
     public func transferApp(_ app: String, to teamID: String) throws(TransferError) -> AppTransfer {
-        let groupID: String
-        do throws(NotificationError) { groupID = try group(of: app) } catch { throw .unknownApp(app) }
         let now = clock.now
         return try world.transition(at: now) { (state, events) throws(TransferError) in
-            try state.transferApp(groupID: groupID, to: teamID, at: now, events: &events)
+            guard let groupID = try? state.directory.groupID(of: app) else { throw .unknownApp(app) }
+            return try state.transferApp(groupID: groupID, to: teamID, at: now, events: &events)
         }
     }
 

@@ -8,34 +8,6 @@ struct TimelineReader {
     /// Client ids, for defaults and checks.
     let directory: Directory
 
-    /// Every action name, with the keys its step may carry besides `at`, `after`, `do`, `expect`.
-    static let actions: [(String, [String])] = [
-        ("signIn", ["persona", "client", "redirectURI", "scopes", "nonce", "emailChoice", "responseType", "exchange"]),
-        ("nativeSignIn", ["persona", "bundleID", "nonce", "scopes", "emailChoice", "realUserStatus", "exchange"]),
-        ("cancel", ["client"]),
-        ("authorize", ["parameters"]),
-        ("exchangeCode", ["client", "code", "redirectURI", "secret"]),
-        ("refresh", ["client", "secret"]),
-        ("revokeToken", ["client", "token", "secret"]),
-        ("changePersona", ["persona", "set"]),
-        ("revokeConsent", ["persona", "client"]),
-        ("deleteAccount", ["persona"]),
-        ("createPersona", ["persona"]),
-        ("addKey", ["kid", "alg", "file", "pem", "generate"]),
-        ("activateKey", ["kid"]),
-        ("retireKey", ["kid"]),
-        ("shuffleKeys", ["shuffled"]),
-        ("queueFault", ["fault"]),
-        ("advanceClock", ["seconds"]),
-        ("notify", ["type", "persona", "app"]),
-        ("setNotificationURL", ["app", "url"]),
-        ("sendMail", ["from", "to", "persona", "app", "headerFrom", "subject", "body"]),
-        ("setEmailSources", ["team", "sources"]),
-        ("setRelayForwarding", ["persona", "app", "forwarding"]),
-        ("transferApp", ["app", "to"]),
-        ("userMigration", ["client", "persona", "sub", "target", "transferSub", "secret"]),
-    ]
-
     func read(_ node: YAMLCursor) throws(ScenarioError) -> Timeline {
         let items = try node.sequence()
         guard items.count <= Timeline.stepLimit else { throw node.error("a timeline holds at most \(Timeline.stepLimit) steps") }
@@ -46,10 +18,10 @@ struct TimelineReader {
 
     private func step(_ node: YAMLCursor) throws(ScenarioError) -> TimelineStep {
         guard let mapping = node.node.mapping, let name = mapping["do"]?.string else {
-            throw node.error("a step needs do: one of \(Self.actions.map(\.0).joined(separator: ", "))")
+            throw node.error("a step needs do: one of \(Self.actions.map(\.name).joined(separator: ", "))")
         }
-        guard let keys = Self.actions.first(where: { $0.0 == name })?.1 else {
-            throw node.error("unknown action \"\(name)\"; expected one of \(Self.actions.map(\.0).joined(separator: ", "))")
+        guard let keys = Self.actions.first(where: { $0.name == name })?.keys else {
+            throw node.error("unknown action \"\(name)\"; expected one of \(Self.actions.map(\.name).joined(separator: ", "))")
         }
         let map = try node.mapping(allowed: ["do", "at", "after", "expect"] + keys)
         let when: TimelineStep.When

@@ -22,7 +22,7 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case revocationIgnored(clientID: String, tokenOwner: String?)
     case personaCreated(personaID: String)
     /// A persona's fields changed; `fields` names them.
-    case personaChanged(personaID: String, fields: [String])
+    case personaChanged(personaID: String, fields: [Persona.Field])
     /// The Apple Account was deleted: every grant ended and sign-in is refused.
     case accountDeleted(personaID: String)
     case autoApproveChanged(AutoApprove?)
@@ -44,8 +44,6 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case notificationUnrouted(type: NotificationType, personaID: String, groupID: String)
     /// A delivery attempt ended (`nextAttempt`: when the next is due, if any).
     case notificationAttempted(id: String, outcome: String, succeeded: Bool, nextAttempt: Date?)
-    /// A failed delivery's next attempt came due on the clock.
-    case notificationAttemptDue(id: String)
     /// Undelivered notifications were made due at once (admin retry).
     case notificationsRetried(count: Int)
     /// The outbox was full of undelivered notifications and dropped the oldest.
@@ -76,6 +74,18 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case request(RequestRecord)
 }
 
+extension DomainEvent {
+    /// Whether the event changed when a notification is next due: queued, made due by a retry, or given
+    /// its next attempt after a failed one (the sender then looks again).
+    var reschedulesNotifications: Bool {
+        switch self {
+        case .notificationQueued, .notificationsRetried: return true
+        case let .notificationAttempted(_, _, _, nextAttempt): return nextAttempt != nil
+        default: return false
+        }
+    }
+}
+
 /// Why a consent ended.
 public enum RevocationCause: String, Sendable, Codable {
     /// `POST /auth/revoke` with one of its tokens.
@@ -103,7 +113,7 @@ extension DomainEvent: CustomStringConvertible {
         case .revocationIgnored:
             return "token unknown or already revoked; nothing to do (Apple answers 200 all the same)"
         case let .personaCreated(persona): return "persona \(persona) created"
-        case let .personaChanged(persona, fields): return "persona \(persona) changed: \(fields.joined(separator: ", "))"
+        case let .personaChanged(persona, fields): return "persona \(persona) changed: \(fields.map(\.rawValue).joined(separator: ", "))"
         case let .accountDeleted(persona): return "Apple Account of persona \(persona) deleted"
         case let .autoApproveChanged(value?): return "auto-approve on as \(value.persona)"
         case .autoApproveChanged(nil): return "auto-approve off"
@@ -122,7 +132,6 @@ extension DomainEvent: CustomStringConvertible {
             return "\(type.rawValue) for persona \(persona) not sent: app group \(group) has no notification URL"
         case let .notificationAttempted(id, outcome, succeeded, next):
             return "notification \(id) \(succeeded ? "delivered" : "attempt failed"): \(outcome)\(next.map { "; next attempt at \($0.formatted(.iso8601))" } ?? "")"
-        case let .notificationAttemptDue(id): return "notification \(id) due for another attempt"
         case let .notificationsRetried(count): return "\(count) undelivered notification(s) due again now"
         case let .notificationDropped(id): return "notification \(id) dropped: the outbox is full"
         case let .relayForwardingChanged(persona, team, address, forwarding):

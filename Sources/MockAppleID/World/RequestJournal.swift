@@ -22,7 +22,7 @@ public enum AppleEndpoint: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a request reached the provider.
-public enum Channel: String, Sendable, Codable {
+public enum Channel: String, Sendable, Codable, CaseIterable {
     /// Over HTTP, from a relying party or a browser.
     case http
     /// Through the Swift API (embedding tests).

@@ -12,6 +12,9 @@ public final class World: Sendable {
     public let clock: MockClock
     /// Every change, in order.
     public let events: EventLog
+    /// Rung when notifications were queued, made due or given a later attempt (a transition, a restore):
+    /// the sender's cue to take what is due and to ask the clock to wake it for the next attempt.
+    public let notificationsQueued = Doorbell()
 
     private struct Guarded: Sendable {
         var state: WorldState
@@ -75,6 +78,7 @@ public final class World: Sendable {
             defer {
                 if !emitted.isEmpty {
                     guarded.state.queueNotifications(for: emitted, at: now, options: notificationOptions, events: &emitted)
+                    if emitted.contains(where: \.reschedulesNotifications) { notificationsQueued.ring() }
                 }
                 if guarded.state.keys.revision != keysBefore { keysGeneration.add(1, ordering: .relaxed) }
                 faultsQueued.store(!guarded.state.faults.faults.isEmpty, ordering: .relaxed)
@@ -115,6 +119,7 @@ public final class World: Sendable {
         // A snapshot taken before refresh grants carried their serial gets them here, so a store is given them.
         guarded.state.rebuildRefreshIndex()
         keysGeneration.add(1, ordering: .relaxed)
+        notificationsQueued.ring()
         faultsQueued.store(!state.faults.faults.isEmpty, ordering: .relaxed)
         guard guarded.writer != nil || guarded.shared != nil else { return }
         guarded.state.setTracking(true)
@@ -218,6 +223,7 @@ public final class World: Sendable {
     private func install(_ restored: WorldState, _ guarded: inout Guarded) {
         guarded.state = restored
         keysGeneration.add(1, ordering: .relaxed)
+        notificationsQueued.ring()
         faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
         guarded.state.setTracking(true)
         guarded.savedClock = clock.currentMode

@@ -44,13 +44,14 @@ extension WorldState {
         }
     }
 
-    /// Queues a notification on request (admin API, Swift API, timeline), whatever the world's state.
+    /// Queues a notification on request (admin API, Swift API, timeline), whatever the world's state;
+    /// returns the delivery, nil when the group has no notification URL (an event says so).
     mutating func notify(_ type: NotificationType, personaID: String, groupID: String, at now: Date,
-                         events: inout [DomainEvent]) throws(NotificationError) {
+                         events: inout [DomainEvent]) throws(NotificationError) -> NotificationDelivery? {
         guard let persona = persona(personaID) else { throw .unknownPersona(personaID) }
         guard directory.groups[groupID] != nil else { throw .unknownApp(groupID) }
         if type.isEmailEvent, persona.email == nil { throw .noRelayAddress(personaID) }
-        queue(type, personaID: personaID, groupID: groupID, at: now, events: &events)
+        return queue(type, personaID: personaID, groupID: groupID, at: now, events: &events)
     }
 
     /// Registers (or with nil removes) an app group's notification URL.
@@ -81,17 +82,21 @@ extension WorldState {
         return count
     }
 
-    private mutating func queue(_ type: NotificationType, personaID: String, groupID: String, at now: Date, events: inout [DomainEvent]) {
-        guard let group = directory.groups[groupID], let persona = persona(personaID) else { return }
+    @discardableResult
+    private mutating func queue(_ type: NotificationType, personaID: String, groupID: String, at now: Date,
+                                events: inout [DomainEvent]) -> NotificationDelivery? {
+        guard let group = directory.groups[groupID], let persona = persona(personaID) else { return nil }
         guard let url = group.notificationURL else {
             events.append(.notificationUnrouted(type: type, personaID: personaID, groupID: groupID))
-            return
+            return nil
         }
         let relay = type.isEmailEvent && persona.email != nil ? relayAddress(personaID: personaID, teamID: group.teamID) : nil
         let notification = ServerNotification(type: type, personaID: personaID, groupID: groupID,
                                               subject: subject(personaID: personaID, teamID: group.teamID), eventTime: now, email: relay)
         let id = AppleIdentifiers.jwtID()
-        if let dropped = outbox.add(notification, url: url, id: id, now: now) { events.append(.notificationDropped(id: dropped)) }
+        let (delivery, dropped) = outbox.add(notification, url: url, id: id, now: now)
+        if let dropped { events.append(.notificationDropped(id: dropped)) }
         events.append(.notificationQueued(id: id, type: type, personaID: personaID, groupID: groupID))
+        return delivery
     }
 }

@@ -101,18 +101,25 @@ extension WorldState {
 }
 
 extension Persona {
-    /// Names of the fields that differ in `other`.
-    func changedFields(to other: Persona) -> [String] {
-        var fields: [String] = []
-        if firstName != other.firstName { fields.append("firstName") }
-        if lastName != other.lastName { fields.append("lastName") }
-        if email != other.email { fields.append("email") }
-        if emailChoice != other.emailChoice { fields.append("emailChoice") }
-        if realUserStatus != other.realUserStatus { fields.append("realUserStatus") }
-        if managed != other.managed { fields.append("managed") }
-        if orgID != other.orgID { fields.append("orgID") }
-        if emailVerified != other.emailVerified { fields.append("emailVerified") }
-        if relayForwarding != other.relayForwarding { fields.append("relayForwarding") }
-        return fields
+    /// A persona's fields besides its `id`, as the admin API and scenario files name them.
+    public enum Field: String, Sendable, Codable, CaseIterable {
+        case firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified, relayForwarding
+    }
+
+    /// The fields that differ in `other`.
+    func changedFields(to other: Persona) -> [Field] {
+        Field.allCases.filter { field in
+            switch field {
+            case .firstName: return firstName != other.firstName
+            case .lastName: return lastName != other.lastName
+            case .email: return email != other.email
+            case .emailChoice: return emailChoice != other.emailChoice
+            case .realUserStatus: return realUserStatus != other.realUserStatus
+            case .managed: return managed != other.managed
+            case .orgID: return orgID != other.orgID
+            case .emailVerified: return emailVerified != other.emailVerified
+            case .relayForwarding: return relayForwarding != other.relayForwarding
+            }
+        }
     }
 }

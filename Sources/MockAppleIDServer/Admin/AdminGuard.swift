@@ -33,18 +33,6 @@ struct AdminGuard: Sendable {
         try refuseCrossSite(request)
     }
 
-    /// Writes must be declared `application/json` (which a cross-site form cannot send): checked on the
-    /// routes themselves, so that a path that does not take the method answers 405 first.
-    struct JSONWrites: RouterMiddleware {
-        typealias Context = BasicRequestContext
-
-        func handle(_ request: Request, context: BasicRequestContext,
-                    next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-            if AdminGuard.writeMethods.contains(request.method) { try request.requireJSONContentType() }
-            return try await next(request, context)
-        }
-    }
-
     /// Whether `path` is the admin API's (the server checks the guard before routing such a request, so
     /// nothing under the prefix answers a client it would refuse, not even with 404 or 405). Read as the router reads it: by
     /// its first component, empty ones skipped (`//__admin/health` is routed to the admin API too).

@@ -7,9 +7,7 @@ extension AdminRoutes {
         admin.get("faults") { _, _ in try AdminResponse.json(FaultsView(provider.faults())) }
         admin.post("faults") { request, _ in
             let body = try await body(request, allowing: Fault.specFields)
-            do throws(FaultSpecError) { try provider.queueFault(Fault(spec: body)) } catch {
-                throw AdminError.badRequest(error.description)
-            }
+            try provider.queueFault(Fault(spec: body))
             return try AdminResponse.json(FaultsView(provider.faults()), status: .created)
         }
         admin.delete("faults") { _, _ in
@@ -17,7 +15,7 @@ extension AdminRoutes {
             return try AdminResponse.json(FaultsView([]))
         }
         admin.delete("faults/{id}") { _, context in
-            guard let id = context.parameters.get("id").flatMap({ Int($0) }), provider.removeFault(id: id) else {
+            guard let id = Int(try pathParameter("id", context)), provider.removeFault(id: id) else {
                 throw AdminError.notFound("no queued fault has that id")
             }
             return try AdminResponse.json(FaultsView(provider.faults()))

@@ -15,12 +15,12 @@ extension AdminRoutes {
         }
         admin.post("keys/{kid}/activate") { request, context in
             let later = try dateAhead(await body(request, allowing: ["at"]).instant("at"))
-            try change(.activate(kid: context.parameters.get("kid") ?? ""), scheduledFor: later)
+            try change(.activate(kid: try pathParameter("kid", context)), scheduledFor: later)
             return try AdminResponse.json(KeysView(provider.keyRing()), status: later != nil ? .accepted : .ok)
         }
         admin.post("keys/{kid}/retire") { request, context in
             let later = try dateAhead(await body(request, allowing: ["at"]).instant("at"))
-            try change(.retire(kid: context.parameters.get("kid") ?? ""), scheduledFor: later)
+            try change(.retire(kid: try pathParameter("kid", context)), scheduledFor: later)
             return try AdminResponse.json(KeysView(provider.keyRing()), status: later != nil ? .accepted : .ok)
         }
         admin.put("keys/shuffle") { request, _ in
@@ -31,15 +31,12 @@ extension AdminRoutes {
     }
 
     /// Schedules a key change on the mock clock for `date`, or with nil makes it now.
-    private func change(_ change: KeyChange, scheduledFor date: Date?) throws(AdminError) {
+    private func change(_ change: KeyChange, scheduledFor date: Date?) throws(KeyRing.Failure) {
         if let date {
             provider.scheduleKeyChange(change, at: date)
             return
         }
-        do { try provider.changeKeys(change) } catch {
-            if case .unknownKey = error { throw AdminError.notFound(error.description) }
-            throw AdminError(status: .conflict, code: "key_conflict", message: error.description)
-        }
+        try provider.changeKeys(change)
     }
 
     /// `{"kid": …, "pem": RSA or P-256 private key}` or `{"kid": …, "generate": true}` (RSA 2048); `alg` RS256 by default.

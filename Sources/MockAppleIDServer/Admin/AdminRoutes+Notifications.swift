@@ -16,11 +16,7 @@ extension AdminRoutes {
             }
             guard let persona = try body.text("persona") else { throw AdminError.badRequest("persona is required") }
             guard let app = try body.text("app") else { throw AdminError.badRequest("app (a client id or primary App ID) is required") }
-            let delivery: NotificationDelivery?
-            do throws(NotificationError) { delivery = try provider.notify(type, personaID: persona, app: app) } catch {
-                throw AdminError(notification: error)
-            }
-            guard let delivery else {
+            guard let delivery = try provider.notify(type, personaID: persona, app: app) else {
                 throw AdminError(status: .conflict, code: "no_notification_url",
                                  message: "the app group of \(app) has no notification URL; PUT /__admin/apps/\(app)/notification-url first")
             }
@@ -34,13 +30,8 @@ extension AdminRoutes {
             let body = try await body(request, allowing: ["url"])
             guard let value = body["url"] else { throw AdminError.badRequest("url is required (a URL, or null to remove it)") }
             let url: String? = value == .null ? nil : try body.text("url")
-            do throws(NotificationError) { try provider.setNotificationURL(url, app: app) } catch {
-                throw AdminError(notification: error)
-            }
-            let groupID = provider.directory.client(app)?.groupID ?? app
-            return AdminResponse.json(JSONValue.object([
-                ("app", .string(groupID)), ("notificationURL", provider.directory.groups[groupID]?.notificationURL.map(JSONValue.string) ?? .null),
-            ]))
+            let groupID = try provider.setNotificationURL(url, app: app)
+            return AdminResponse.json(JSONValue.object([("app", .string(groupID)), ("notificationURL", url.map(JSONValue.string) ?? .null)]))
         }
     }
 }
@@ -48,13 +39,4 @@ extension AdminRoutes {
 /// `GET /__admin/notifications`.
 struct NotificationsView: Encodable {
     let deliveries: [NotificationDelivery]
-}
-
-extension AdminError {
-    init(notification error: NotificationError) {
-        switch error {
-        case .unknownPersona, .unknownApp: self = .notFound(error.description)
-        case .invalidURL, .noRelayAddress: self = .badRequest(error.description)
-        }
-    }
 }

@@ -48,24 +48,15 @@ extension AdminRoutes {
             let body = try await body(request, allowing: ["forwarding", "app"])
             guard let forwarding = try body.flag("forwarding") else { throw AdminError.badRequest("forwarding (true or false) is required") }
             let app = try body.text("app")
-            let addresses: [RelayAddress]
-            do throws(PersonaError) { addresses = try provider.setRelayForwarding(forwarding, personaID: id, app: app) } catch {
-                throw AdminError(personaError: error)
-            }
+            let addresses = try provider.setRelayForwarding(forwarding, personaID: id, app: app)
             return try AdminResponse.json(RelayForwardingView(persona: id, addresses: addresses))
         }
     }
 
     /// Changes the path's team's email sources; answers with them as they are now.
-    private func changeSources(_ change: EmailSourceChange, _ context: BasicRequestContext) throws(AdminError) -> Response {
+    private func changeSources(_ change: EmailSourceChange, _ context: BasicRequestContext) throws -> Response {
         let team = try pathParameter("team", context)
-        let registered: [String]
-        do throws(EmailSourceError) { registered = try provider.changeEmailSources(change, team: team) } catch {
-            switch error {
-            case .unknownTeam, .notRegistered: throw AdminError.notFound(error.description)
-            case .invalid: throw AdminError.badRequest(error.description)
-            }
-        }
+        let registered = try provider.changeEmailSources(change, team: team)
         return AdminResponse.json(JSONValue.object([("team", .string(team)), ("sources", .array(registered.map(JSONValue.string)))]))
     }
 }

@@ -18,12 +18,7 @@ extension AdminRoutes {
                 ]), status: .accepted)
             }
             let transfer: AppTransfer
-            do throws(TransferError) { transfer = try provider.transferApp(app, to: team) } catch {
-                switch error {
-                case .unknownApp, .unknownTeam: throw AdminError.notFound(error.description)
-                case .sameTeam, .tooMany: throw AdminError(status: .conflict, code: "conflict", message: error.description)
-                }
-            }
+            transfer = try provider.transferApp(app, to: team)
             return try AdminResponse.json(transfer, status: .created)
         }
     }

@@ -17,9 +17,7 @@ struct AdminRoutes: Sendable {
 
     func register(on router: RecordingRouter, saving: SavedBeforeAnswering) {
         // Guarded by ``AdminGuard``, which the server checks before routing.
-        let admin = router.group(RouterPath(Self.prefix))
-            .add(middleware: AdminGuard.JSONWrites())
-            .add(middleware: AdminSavedMiddleware(saving: saving))
+        let admin = router.group(RouterPath(Self.prefix)).add(middleware: AdminMiddleware(saving: saving))
         admin.get("health") { _, _ in
             try AdminResponse.json(HealthView(status: "ok", scenario: provider.scenario.name,
                                               listeners: listeners.current?.under(configuration.pathPrefix)))

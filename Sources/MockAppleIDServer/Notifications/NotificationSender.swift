@@ -4,16 +4,18 @@ import Logging
 import MockAppleID
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
-/// Posts server-to-server notifications as they come due, with async-http-client. A reader of the
-/// event log: a queued notification, a retry coming due on the clock or an admin retry wakes it; it
-/// takes what is due from the provider, posts each concurrently and reports every attempt. It ends
-/// when its task is cancelled.
+/// Posts server-to-server notifications as they come due, with async-http-client: a queued notification
+/// or an admin retry wakes it (``World/notificationsQueued``), and so does the mock clock reaching the
+/// earliest retry (it schedules its own wake-up there); it takes what is due from the provider, posts each
+/// concurrently and reports every attempt. At graceful shutdown it takes nothing new and lets the
+/// attempts under way end.
 ///
 /// When the world is shared with other servers, only the one that leads sends (so each event is
 /// delivered once): it takes over what a dead leader was sending, and looks for work the others
 /// queued every ``sharedLookInterval``.
-struct NotificationSender: Sendable {
+struct NotificationSender: Service {
     let provider: AppleIDProvider
     let logger: Logger
 
@@ -27,39 +29,50 @@ struct NotificationSender: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(5))
         let http = OnDemandHTTPClient(configuration: configuration)
-        if let store = provider.world.sharedStore {
-            await sendWhileLeading(store, with: http)
-        } else {
-            await send(with: http)
+        let wakeUp = provider.world.notificationsQueued
+        await withGracefulShutdownHandler {
+            if let store = provider.world.sharedStore {
+                await sendWhileLeading(store, with: http)
+            } else {
+                await send(with: http)
+            }
+        } onGracefulShutdown: {
+            wakeUp.ring()
         }
         await http.shutdown()
     }
 
-    /// Sends as events call for it, for ever.
+    /// Whether to go on: neither cancelled nor shutting down.
+    private var goingOn: Bool { !Task.isCancelled && !Task.isShuttingDownGracefully }
+
+    /// Sends what is due, then sleeps until something is queued or the clock reaches the next retry.
     private func send(with http: OnDemandHTTPClient) async {
-        let wakeups = provider.world.events.subscribe(bufferLimit: 1_000)
+        let wakeUp = provider.world.notificationsQueued
         await withDiscardingTaskGroup { group in
-            await postDue(with: http, in: &group)
-            for await recorded in wakeups {
-                switch recorded.event {
-                case .notificationQueued, .notificationAttemptDue, .notificationsRetried: await postDue(with: http, in: &group)
-                default: continue
+            while goingOn {
+                await postDue(with: http, in: &group)
+                let retry = provider.nextNotificationDue().map { due in
+                    provider.clock.schedule(at: due, label: "notifications due") { wakeUp.ring() }
                 }
+                await wakeUp.wait()
+                if let retry { provider.clock.cancel(retry) }
             }
         }
     }
 
     /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer leads.
     private func sendWhileLeading(_ store: any SharedWorldStore, with http: OnDemandHTTPClient) async {
-        while !Task.isCancelled {
-            await store.lead()
-            guard !Task.isCancelled else { return }
-            logger.notice("sending notifications for the servers sharing \(store.name)")
-            _ = try? await provider.world.hold { provider.takeOverNotifications() }
-            await withDiscardingTaskGroup { group in
-                while await store.stillLeading(), !Task.isCancelled {
-                    await postDue(with: http, in: &group)
-                    do { try await Task.sleep(for: Self.sharedLookInterval) } catch { return }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await store.lead()
+                guard !Task.isCancelled else { return }
+                logger.notice("sending notifications for the servers sharing \(store.name)")
+                _ = try? await provider.world.hold { provider.takeOverNotifications() }
+                await withDiscardingTaskGroup { group in
+                    while await store.stillLeading(), !Task.isCancelled {
+                        await postDue(with: http, in: &group)
+                        do { try await Task.sleep(for: Self.sharedLookInterval) } catch { return }
+                    }
                 }
             }
         }

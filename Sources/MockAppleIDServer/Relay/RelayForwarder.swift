@@ -2,11 +2,13 @@ import Logging
 import MockAppleID
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// Forwards each message the relay takes to an upstream SMTP server (a developer's mail catcher),
 /// addressed to the persona's own address, as Apple forwards relay mail to the real inbox. A reader
-/// of the event log; one attempt per message, whose outcome is kept on the message.
-struct RelayForwarder: Sendable {
+/// of the event log; one attempt per message, whose outcome is kept on the message. At graceful shutdown
+/// it takes no new message and lets the conversations under way end.
+struct RelayForwarder: Service {
     let provider: AppleIDProvider
     let upstream: (host: String, port: Int)
     let logger: Logger
@@ -17,7 +19,7 @@ struct RelayForwarder: Sendable {
     func run() async {
         let delivered = provider.world.events.subscribe(bufferLimit: 1_000)
         await withDiscardingTaskGroup { group in
-            for await recorded in delivered {
+            for await recorded in delivered.cancelOnGracefulShutdown() {
                 guard case let .relayMailDelivered(id, _, _, _) = recorded.event else { continue }
                 group.addTask {
                     guard let message = provider.relayMessages().last(where: { $0.id == id }) else { return }

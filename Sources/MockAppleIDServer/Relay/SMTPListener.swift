@@ -2,13 +2,14 @@ import Logging
 import MockAppleID
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// The private relay's SMTP listener on SwiftNIO: one ``SMTPSession`` per connection, lines bounded
 /// by ``SMTPLineDecoder``, an idle timeout per connection and a cap on connections at once.
 /// ``bind(provider:configuration:logger:)`` listens at once (so the port is known); ``run()``
-/// serves until its task is cancelled, then closes every connection.
-final class SMTPListener: Sendable {
+/// serves until graceful shutdown (or cancellation), then closes every connection.
+final class SMTPListener: Service {
     typealias Connection = NIOAsyncChannel<SMTPLine, ByteBuffer>
 
     /// Where the listener is bound.
@@ -54,8 +55,12 @@ final class SMTPListener: Sendable {
                             maxConnections: maxConnections, logger: logger)
     }
 
-    /// Serves connections until the task is cancelled.
+    /// Serves connections until graceful shutdown or cancellation.
     func run() async {
+        await cancelWhenGracefulShutdown { await self.acceptConnections() }
+    }
+
+    private func acceptConnections() async {
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in

@@ -44,31 +44,6 @@ struct SavedBeforeAnswering: Sendable {
     }
 }
 
-/// The admin API's requests under ``SavedBeforeAnswering``: a store that cannot be used is answered
-/// `503 {"error":"state_not_saved","message":…}` with the reason (the guard has admitted the caller by then).
-struct AdminSavedMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-
-    let saving: SavedBeforeAnswering
-    static let tenantsPath = AdminRoutes.prefix + "/tenants"
-    let failures = ThrottledLog()
-
-    func handle(_ request: Request, context: BasicRequestContext,
-                next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-        // Making or removing a tenant changes the store, not this world: it must not hold the world (and
-        // every other server) while it parses a scenario and writes the tenant down.
-        if saving.world.isShared, request.uri.path.hasPrefix(Self.tenantsPath) { return try await next(request, context) }
-        let outcome: Result<Response, any Error>
-        do throws(StateStoreError) {
-            outcome = try await saving.run(request) { request in try await next(request, context) }
-        } catch {
-            failures.error(context.logger, "state not saved (\(request.method) \(request.uri.path.prefix(200))): \(error.message)")
-            throw AdminError(status: .serviceUnavailable, code: "state_not_saved", message: "the change was not saved: \(error.message)")
-        }
-        return try outcome.get()
-    }
-}
-
 /// At most one line a second for a failure every request would repeat, saying how many were left out.
 final class ThrottledLog: Sendable {
     private struct State {

@@ -16,7 +16,8 @@ public final class TenantRegistry: Sendable {
         let record: TenantRecord
         /// By listener scheme (`http`, `https`).
         let responders: [String: ServerResponder]
-        let services: Task<Void, Never>
+        /// Stops its clock driver and notification sender.
+        let stopJobs: TenantJobs.Stop
     }
 
     /// The most tenants one server holds.
@@ -38,6 +39,8 @@ public final class TenantRegistry: Sendable {
     /// The server's listeners, which a tenant's health reports under its path.
     let listeners: BoundListeners
     let logger: Logger
+    /// The tenants' clock drivers and notification senders: a service of the server's group.
+    let jobs: TenantJobs
 
     init(scenario: Scenario, configuration: ServerConfiguration, store: (any TenantStore)?, listeners: BoundListeners, logger: Logger) {
         self.scenario = scenario
@@ -45,6 +48,7 @@ public final class TenantRegistry: Sendable {
         self.store = store
         self.listeners = listeners
         self.logger = logger
+        self.jobs = TenantJobs(logger: logger)
     }
 
     /// The tenants' names and providers, in name order.
@@ -93,7 +97,7 @@ public final class TenantRegistry: Sendable {
             do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
             return true
         }
-        tenant.services.cancel()
+        tenant.stopJobs.ring()
         // Its rows are about to be deleted; a write that failed no longer matters.
         try? await tenant.provider.stopKeepingState()
         if let store {
@@ -198,7 +202,7 @@ public final class TenantRegistry: Sendable {
         guard (try? reserve(name, creating: false)) != nil else { return }
         defer { release(name) }
         guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return }
-        tenant.services.cancel()
+        tenant.stopJobs.ring()
         try? await tenant.provider.stopKeepingState()
         await store.forget(name)
     }
@@ -210,7 +214,7 @@ public final class TenantRegistry: Sendable {
             return Array(tenants.values)
         }
         for tenant in stopping {
-            tenant.services.cancel()
+            tenant.stopJobs.ring()
             do throws(StateStoreError) { try await tenant.provider.stopKeepingState() } catch {
                 logger.error("tenant \(tenant.record.name): state not saved: \(error.message)")
             }
@@ -234,7 +238,7 @@ public final class TenantRegistry: Sendable {
         do { return try AppleIDProvider(scenario: tenantScenario) } catch { throw .invalidScenario(error.description) }
     }
 
-    /// Builds the tenant's routers (one per listener scheme), starts its clock driver and notification
+    /// Builds the tenant's responders (one per listener scheme), starts its clock driver and notification
     /// sender, and makes it reachable.
     private func start(_ provider: AppleIDProvider, _ record: TenantRecord) {
         var tenantConfiguration = configuration
@@ -242,14 +246,8 @@ public final class TenantRegistry: Sendable {
         let server = MockAppleIDServer(provider: provider, configuration: tenantConfiguration, logger: logger, servesTenants: false,
                                        listeners: listeners)
         let responders = Dictionary(uniqueKeysWithValues: ["http", "https"].map { ($0, server.makeRouter(scheme: $0).buildResponder()) })
-        let logger = self.logger
-        let services = Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await ClockDriver(world: provider.world).run() }
-                group.addTask { await NotificationSender(provider: provider, logger: logger).run() }
-            }
-        }
-        tenants.withLock { $0[record.name] = Tenant(provider: provider, record: record, responders: responders, services: services) }
+        let stopJobs = jobs.start(provider)
+        tenants.withLock { $0[record.name] = Tenant(provider: provider, record: record, responders: responders, stopJobs: stopJobs) }
     }
 
     private func reserve(_ name: String, creating: Bool) throws(TenantError) {
