@@ -140,21 +140,27 @@ public struct MockAppleIDServer: Service {
     /// notification sender (attempts under way end) and the clock driver.
     private func serve(http: some ApplicationProtocol, https: (some ApplicationProtocol)?, smtp: SMTPListener?,
                        events: EventLog, logger: Logger) async throws {
-        var services: [any Service] = [ClockDriver(world: provider.world), NotificationSender(provider: provider, logger: logger)]
+        // Each named: without a name, the group describes a service by reflecting over all it holds, which
+        // costs the start-up a scan of every protocol conformance in the binary.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ClockDriver(world: provider.world), serviceName: "clock driver"),
+            .init(service: NotificationSender(provider: provider, logger: logger), serviceName: "notification sender"),
+        ]
         if configuration.accessLog || logger.logLevel <= .debug {
-            services.append(RequestLog(events: events, logger: logger, accessLog: configuration.accessLog))
+            services.append(.init(service: RequestLog(events: events, logger: logger, accessLog: configuration.accessLog), serviceName: "request log"))
         }
         if let tenants {
-            services.append(tenants.jobs)
-            if tenants.store?.isShared == true { services.append(TenantFollower(tenants: tenants)) }
+            services.append(.init(service: tenants.jobs, serviceName: "tenants' jobs"))
+            if tenants.store?.isShared == true { services.append(.init(service: TenantFollower(tenants: tenants), serviceName: "tenant follower")) }
         }
         if let upstream = configuration.relayForward {
-            services.append(RelayForwarder(provider: provider, upstream: (upstream.host, upstream.port), logger: logger))
+            services.append(.init(service: RelayForwarder(provider: provider, upstream: (upstream.host, upstream.port), logger: logger),
+                                  serviceName: "relay forwarder"))
         }
-        if let smtp { services.append(smtp) }
-        services.append(http)
-        if let https { services.append(https) }
-        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        if let smtp { services.append(.init(service: smtp, serviceName: "SMTP listener")) }
+        services.append(.init(service: http, serviceName: "HTTP listener"))
+        if let https { services.append(.init(service: https, serviceName: "HTTPS listener")) }
+        var group = ServiceGroupConfiguration(services: services, logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.connections.shutdownTimeout)
         group.maximumCancellationDuration = .seconds(configuration.connections.shutdownTimeout)
         try await ServiceGroup(configuration: group).run()

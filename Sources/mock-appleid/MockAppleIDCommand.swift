@@ -12,7 +12,7 @@ enum MockAppleIDMain {
         AllocatorTuning.keepLargeBlocksMapped()
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         Task {
-            await MockAppleIDCommand.main()
+            if await !ServeCommand.runAlone(CommandLine.arguments) { await MockAppleIDCommand.main() }
             exit(0)
         }
         dispatchMain()

@@ -199,3 +199,18 @@ struct ServeCommand: AsyncParsableCommand {
         return limits
     }
 }
+
+extension ServeCommand {
+    /// `mock-appleid serve …` parsed as the one command it is, without building the whole command tree
+    /// (CI suites start the server many times; the tree is most of the argument parser's start-up).
+    /// False, having done nothing, for any other command line and for one `serve` does not take, which
+    /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
+    static func runAlone(_ arguments: [String]) async -> Bool {
+        guard arguments.count >= 2, arguments[1] == configuration.commandName,
+              !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }),
+              let command = try? parseAsRoot(Array(arguments.dropFirst(2))) as? ServeCommand
+        else { return false }
+        do { try await command.run() } catch { MockAppleIDCommand.exit(withError: error) }
+        return true
+    }
+}

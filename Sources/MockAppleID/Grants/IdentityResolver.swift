@@ -2,7 +2,7 @@
 enum IdentityResolver {
     /// The claims-level identity of `persona` (whose relay address under the client's team is
     /// `relayAddress`) signed in to `client` as `subject` under `consent`.
-    static func identity(of persona: Persona, relayAddress: String, subject: String, consent: Consent, client: Client,
+    static func identity(of persona: Persona, relayAddress: @autoclosure () -> String, subject: String, consent: Consent, client: Client,
                          realUserStatus: RealUserStatus? = nil, transferSubject: String?) -> SignedInIdentity {
         SignedInIdentity(
             clientID: client.id,
@@ -13,21 +13,21 @@ enum IdentityResolver {
             transferSubject: transferSubject)
     }
 
-    /// The email claim: the real address when shared, the team's relay address when hidden,
-    /// nothing when the email scope was not granted at first consent.
-    static func email(of persona: Persona, relayAddress: String, consent: Consent) -> EmailClaim? {
+    /// The email claim: the real address when shared, the team's relay address when hidden (derived only
+    /// then), nothing when the email scope was not granted at first consent.
+    static func email(of persona: Persona, relayAddress: () -> String, consent: Consent) -> EmailClaim? {
         guard consent.scopes.contains(.email), let address = persona.email else { return nil }
         switch consent.emailChoice {
         case .share:
             return EmailClaim(address: address, verified: persona.emailVerified, isPrivate: false)
         case .hide:
-            return EmailClaim(address: relayAddress, verified: true, isPrivate: true)
+            return EmailClaim(address: relayAddress(), verified: true, isPrivate: true)
         }
     }
 
     /// The `user` JSON string of a first consent: `{"name":{"firstName":…,"lastName":…},"email":…}`,
     /// with keys only for the scopes granted.
-    static func userJSON(persona: Persona, relayAddress: String, consent: Consent, name: PersonName) -> String {
+    static func userJSON(persona: Persona, relayAddress: @autoclosure () -> String, consent: Consent, name: PersonName) -> String {
         var members: [(String, JSONValue)] = []
         if consent.scopes.contains(.name) {
             members.append(("name", .object([("firstName", .string(name.firstName)), ("lastName", .string(name.lastName))])))

@@ -6,11 +6,18 @@ public enum JWS {
     /// `headerKID` replaces the key's own id in the header; `corruptSignature` flips a bit of the
     /// signature (both for fault injection).
     public static func sign(payload: JSONValue, with key: SigningKey, headerKID: String? = nil, corruptSignature: Bool = false) throws -> String {
-        let header = JSONValue.object([("kid", .string(headerKID ?? key.kid)), ("alg", .string(key.algorithm.rawValue))])
-        let signingInput = Base64URL.encode(header.data) + "." + Base64URL.encode(payload.data)
+        let header = headerKID.map { headerSegment(kid: $0, algorithm: key.algorithm) } ?? key.headerSegment
+        let signingInput = header + "." + Base64URL.encode(Array(payload.serialized.utf8))
         var signature = try key.sign(Data(signingInput.utf8))
         if corruptSignature, !signature.isEmpty { signature[signature.startIndex + signature.count / 2] ^= 0x01 }
         return signingInput + "." + Base64URL.encode(signature)
+    }
+}
+
+extension JWS {
+    /// The base64url of the header `{"kid":…,"alg":…}`.
+    static func headerSegment(kid: String, algorithm: JWSAlgorithm) -> String {
+        Base64URL.encode(Array(JSONValue.object([("kid", .string(kid)), ("alg", .string(algorithm.rawValue))]).serialized.utf8))
     }
 }
 

@@ -10,6 +10,8 @@ public struct SigningKey: Sendable, Codable {
     public let algorithm: JWSAlgorithm
     /// The public half as a JWK, computed once.
     public let publicJWK: JSONValue
+    /// The base64url of the JWS header `{"kid":…,"alg":…}` its tokens carry, made once.
+    let headerSegment: String
 
     private enum Backing: Sendable {
         /// libcrypto's copy signs once it is ready, when libcrypto was chosen as the key was read.
@@ -26,6 +28,7 @@ public struct SigningKey: Sendable, Codable {
         self.kid = kid
         self.algorithm = algorithm
         self.pem = pem
+        headerSegment = JWS.headerSegment(kid: kid, algorithm: algorithm)
         switch algorithm {
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)

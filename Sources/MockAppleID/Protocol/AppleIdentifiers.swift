@@ -16,11 +16,12 @@ public enum AppleIdentifiers {
     }
 
     private static func subjectShaped(_ seed: String) -> String {
-        let digest = Array(SHA256.hash(data: Data(seed.utf8)))
-        let hex = Hex.encode(digest.prefix(16))
-        let head = 100 + Int(digest[16]) % 900
-        let tail = 1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000
-        return "000\(head).\(hex).\(tail)"
+        let digest = SHA256.hash(data: Array(seed.utf8))
+        return digest.withUnsafeBytes { digest in
+            let head = 100 + Int(digest[16]) % 900
+            let tail = 1000 + (Int(digest[17]) << 8 | Int(digest[18])) % 9000
+            return "000\(head).\(Hex.encode(digest.prefix(16))).\(tail)"
+        }
     }
 
     /// The persona's private relay address for a team: 10 lowercase letters and digits at `domain`, one per
@@ -29,11 +30,17 @@ public enum AppleIdentifiers {
         "\(relayLocalPart(teamID: teamID, personaID: personaID))@\(domain.rawValue)"
     }
 
+    private static let relayAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
     /// The part of a relay address before the `@`.
     static func relayLocalPart(teamID: String, personaID: String) -> String {
-        let digest = Array(SHA256.hash(data: Data("relay|\(teamID)|\(personaID)".utf8)))
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return String(digest.prefix(10).map { alphabet[Int($0) % alphabet.count] })
+        let digest = SHA256.hash(data: Array("relay|\(teamID)|\(personaID)".utf8))
+        return digest.withUnsafeBytes { digest in
+            String(unsafeUninitializedCapacity: 10) { text in
+                for index in 0..<10 { text[index] = relayAlphabet[Int(digest[index]) % relayAlphabet.count] }
+                return 10
+            }
+        }
     }
 
     /// A JWT id as Apple's notifications carry it: 16 random bytes, base64url (22 characters).
@@ -51,18 +58,8 @@ public enum AppleIdentifiers {
         return "\(prefix)\(hex).0.\(randomLetters(4)).\(tail)"
     }
 
-    /// `count` bytes from the system's CSPRNG, read eight at a time (one system call each) rather than
-    /// one call per byte.
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
-        }
-        bytes.removeLast(bytes.count - count)
-        return bytes
-    }
+    /// `count` bytes from the system's CSPRNG (through ``RandomBytes``' pool).
+    static func randomBytes(_ count: Int) -> [UInt8] { RandomBytes.take(count) }
 
     /// `count` lowercase letters, each equally likely: bytes from 234 up (where `% 26` would favour
     /// the first letters) are drawn again.

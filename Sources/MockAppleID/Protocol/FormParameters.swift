@@ -76,7 +76,10 @@ public struct FormParameters: Sendable, Equatable {
     /// `+` is a space and `%XY` the byte 0xXY; nil for an escape that is not two hex digits or for
     /// bytes that are not UTF-8. Works on the UTF-8 bytes, with no copy when there is nothing to decode.
     private static func decode(_ utf8: Substring.UTF8View) -> String? {
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(Substring(utf8)) }
+        let escape: (UInt8) -> Bool = { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+        guard utf8.withContiguousStorageIfAvailable({ $0.contains(where: escape) }) ?? utf8.contains(where: escape) else {
+            return String(Substring(utf8))
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var iterator = utf8.makeIterator()

@@ -48,13 +48,13 @@ struct YAMLCursor {
     }
 
     func number() throws(ScenarioError) -> Double {
-        guard node.scalar != nil, let value = node.float else { throw error("expected a number") }
+        guard let value = plainDecimal.map(Double.init) ?? (node.scalar != nil ? node.float : nil) else { throw error("expected a number") }
         return value
     }
 
     /// A whole number within `range`.
     func integer(in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
-        guard node.scalar != nil, let value = node.int, range.contains(value) else {
+        guard let value = plainDecimal ?? (node.scalar != nil ? node.int : nil), range.contains(value) else {
             throw error("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
@@ -84,7 +84,7 @@ struct YAMLCursor {
             if isNull() { return .null }
             guard node.scalar?.style == .plain else { return .string(try string()) }
             if let value = plainBoolean { return .bool(value) }
-            if let value = node.int { return .int(Int64(value)) }
+            if let value = plainDecimal ?? node.int { return .int(Int64(value)) }
             if let value = node.float, value.isFinite { return .double(value) }
             return .string(try string())
         case .sequence:
@@ -101,6 +101,14 @@ struct YAMLCursor {
         case .alias:
             throw error("YAML aliases are not supported here")
         }
+    }
+
+    /// A plain scalar of decimal digits (with a sign), read without Yams' constructors, which try every
+    /// spelling YAML 1.1 allows (hexadecimal, sexagesimal, …) and cost a scenario's start; nil for any
+    /// other scalar, which those constructors then read.
+    private var plainDecimal: Int? {
+        guard case let .scalar(scalar) = node, scalar.style == .plain else { return nil }
+        return Int(scalar.string)
     }
 
     /// A plain scalar spelt as YAML 1.1's true or false (`true`, `yes`, `on`, … in lower, title or upper

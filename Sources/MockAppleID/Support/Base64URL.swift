@@ -2,14 +2,41 @@ import Foundation
 
 /// Base64url without padding (RFC 7515 §2), as every JOSE field uses it.
 public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     /// Encodes bytes as base64url with no `=` padding.
     public static func encode(_ bytes: some DataProtocol) -> String {
-        var text = Array(Data(bytes).base64EncodedData())
-        while text.last == UInt8(ascii: "=") { text.removeLast() }
-        for index in text.indices {
-            if text[index] == UInt8(ascii: "+") { text[index] = UInt8(ascii: "-") } else if text[index] == UInt8(ascii: "/") { text[index] = UInt8(ascii: "_") }
+        if let text = bytes.withContiguousStorageIfAvailable({ encode(buffer: UnsafeRawBufferPointer($0)) }) { return text }
+        return Array(bytes).withUnsafeBytes { encode(buffer: $0) }
+    }
+
+    private static func encode(buffer bytes: UnsafeRawBufferPointer) -> String {
+        let length = (bytes.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: length) { text in
+            var out = 0
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                text[out] = alphabet[Int(group >> 18 & 63)]
+                text[out + 1] = alphabet[Int(group >> 12 & 63)]
+                text[out + 2] = alphabet[Int(group >> 6 & 63)]
+                text[out + 3] = alphabet[Int(group & 63)]
+                out += 4
+                index += 3
+            }
+            let rest = bytes.count - index
+            if rest > 0 {
+                let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                text[out] = alphabet[Int(group >> 18 & 63)]
+                text[out + 1] = alphabet[Int(group >> 12 & 63)]
+                out += 2
+                if rest == 2 {
+                    text[out] = alphabet[Int(group >> 6 & 63)]
+                    out += 1
+                }
+            }
+            return out
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Decodes base64url text; returns nil for anything that is not strict base64url

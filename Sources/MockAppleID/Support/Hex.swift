@@ -5,11 +5,16 @@ enum Hex {
     private static let uppercase = Array("0123456789ABCDEF".utf8)
 
     /// Lowercase hexadecimal text of `bytes`.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes { appendDigits(of: byte, to: &text) }
-        return String(decoding: text, as: UTF8.self)
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = lowercase[Int(byte >> 4)]
+                text[index + 1] = lowercase[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
     }
 
     /// Appends the two digits of `byte` to `text`.

@@ -107,7 +107,9 @@ public enum JSONValue: Sendable, Equatable {
     private static func writeString(_ value: String, to out: inout String) {
         out += "\""
         defer { out += "\"" }
-        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+        let needsEscaping: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        let escaped = value.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscaping) } ?? value.utf8.contains(where: needsEscaping)
+        guard escaped else {
             out += value
             return
         }

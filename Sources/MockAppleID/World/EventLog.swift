@@ -21,6 +21,8 @@ public final class EventLog: Sendable {
     }
 
     private let storage = Mutex(Storage())
+    /// How many subscribers there are, read without a lock: with none (the usual case) an append takes only `storage`.
+    private let subscriberCount = Atomic<Int>(0)
     /// Held while events are handed to the subscribers, so they get them in order; never together with
     /// `storage`. Handing an event over may wait for the Swift runtime's lock on the reader's task, and a
     /// reader cancelled meanwhile (holding that lock) takes `storage` to unsubscribe: `storage` held
@@ -34,6 +36,16 @@ public final class EventLog: Sendable {
     /// Appends `events`, each stamped with `time`, and hands them to the subscribers.
     func append(_ events: [DomainEvent], at time: Date) {
         guard !events.isEmpty else { return }
+        guard subscriberCount.load(ordering: .acquiring) > 0 else {
+            storage.withLock { storage in
+                for event in events {
+                    storage.events.append(RecordedEvent(sequence: storage.nextSequence, time: time, event: event))
+                    storage.nextSequence += 1
+                }
+                if storage.events.count > capacity { storage.events.removeFirst(storage.events.count - capacity) }
+            }
+            return
+        }
         delivery.withLock { _ in
             let (recorded, subscribers) = storage.withLock { storage in
                 let recorded = events.map { event in
@@ -70,9 +82,16 @@ public final class EventLog: Sendable {
             let id = storage.nextSubscriber
             storage.nextSubscriber += 1
             storage.subscribers[id] = continuation
+            subscriberCount.store(storage.subscribers.count, ordering: .releasing)
             return id
         }
-        continuation.onTermination = { [weak self] _ in self?.storage.withLock { _ = $0.subscribers.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            storage.withLock { storage in
+                _ = storage.subscribers.removeValue(forKey: id)
+                subscriberCount.store(storage.subscribers.count, ordering: .releasing)
+            }
+        }
         return stream
     }
 

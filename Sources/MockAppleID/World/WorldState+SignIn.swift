@@ -27,9 +27,12 @@ extension SignInRequest {
 struct ApprovedSignIn: Sendable {
     let persona: Persona
     let consent: Consent
-    let subject: String
+    /// Who signed in to which team: the `sub` and relay address are derived from it when asked for,
+    /// after the world's lock is given back.
+    let account: TeamAccount
+    var subject: String { account.subject }
     /// The persona's relay address under the client's team (tokens carry it when the email is hidden).
-    let relayAddress: String
+    var relayAddress: String { account.relayAddress }
     let isFirstConsent: Bool
     let authTime: Date
     /// `transfer_sub`, while the app group's transfer window is open for this user.
@@ -40,15 +43,28 @@ struct ApprovedSignIn: Sendable {
 struct RedeemedGrant: Sendable {
     let persona: Persona
     let consent: Consent
-    let subject: String
+    /// Who signed in to which team (see ``ApprovedSignIn/account``).
+    let account: TeamAccount
+    var subject: String { account.subject }
     /// The persona's relay address under the client's team (tokens carry it when the email is hidden).
-    let relayAddress: String
+    var relayAddress: String { account.relayAddress }
     let nonce: String?
     let authTime: Date
     /// `real_user_status` of a native first authorization's code; nil otherwise.
     let realUserStatus: RealUserStatus?
     /// `transfer_sub`, while the app group's transfer window is open for this user.
     let transferSubject: String?
+}
+
+/// An account (a persona, re-created or not) under a team: what its `sub` and relay address derive from.
+struct TeamAccount: Sendable {
+    /// ``WorldState/accountKey(_:)`` of the persona.
+    let accountKey: String
+    let teamID: String
+    let relayDomain: RelayOptions.AddressDomain
+
+    var subject: String { AppleIdentifiers.subject(teamID: teamID, personaID: accountKey) }
+    var relayAddress: String { AppleIdentifiers.relayEmail(teamID: teamID, personaID: accountKey, domain: relayDomain) }
 }
 
 /// A code exchange as the token endpoint read it.
@@ -109,8 +125,7 @@ extension WorldState {
             nonce: request.nonce, challenge: request.challenge, issuedAt: now, authTime: now,
             realUserStatus: request.native && existing == nil ? request.realUserStatus ?? persona.realUserStatus : nil)
         events.append(.signInApproved(personaID: persona.id, clientID: request.client.id, firstConsent: existing == nil, native: request.native))
-        return ApprovedSignIn(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: request.client.teamID),
-                              relayAddress: relayAddress(personaID: persona.id, teamID: request.client.teamID),
+        return ApprovedSignIn(persona: persona, consent: consent, account: account(personaID: persona.id, teamID: request.client.teamID),
                               isFirstConsent: existing == nil, authTime: now,
                               transferSubject: transferSubject(personaID: persona.id, groupID: key.groupID, at: now))
     }
@@ -210,8 +225,7 @@ extension WorldState {
     private func redeemed(_ persona: Persona, _ consent: Consent, clientID: String, now: Date, nonce: String?, authTime: Date,
                           realUserStatus: RealUserStatus?) -> RedeemedGrant {
         let teamID = directory.client(clientID)?.teamID ?? ""
-        return RedeemedGrant(persona: persona, consent: consent, subject: subject(personaID: persona.id, teamID: teamID),
-                             relayAddress: relayAddress(personaID: persona.id, teamID: teamID), nonce: nonce, authTime: authTime,
+        return RedeemedGrant(persona: persona, consent: consent, account: account(personaID: persona.id, teamID: teamID), nonce: nonce, authTime: authTime,
                              realUserStatus: realUserStatus,
                              transferSubject: transferSubject(personaID: persona.id, groupID: consent.groupID, at: now))
     }

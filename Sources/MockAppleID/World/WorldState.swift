@@ -84,6 +84,11 @@ public struct WorldState: Sendable, Codable {
         AppleIdentifiers.subject(teamID: teamID, personaID: accountKey(personaID))
     }
 
+    /// The persona's account under a team, whose `sub` and relay address are derived when asked for.
+    func account(personaID: String, teamID: String) -> TeamAccount {
+        TeamAccount(accountKey: accountKey(personaID), teamID: teamID, relayDomain: relayDomain)
+    }
+
     /// What `sub` and relay addresses are derived from: the persona id, plus the generation of a re-created account.
     func accountKey(_ personaID: String) -> String {
         let generation = accountGenerations[personaID] ?? 0
