@@ -51,51 +51,8 @@ final class SharedWorldAccess: Sendable {
         }
     }
 
-    private enum Phase { case idle, opening, open, closing }
-
-    private enum Admission {
-        case member(HoldOutcome)
-        case opener(HoldOutcome)
-        case failed(StateStoreError)
-    }
-
-    private struct State: Sendable {
-        var phase = Phase.idle
-        var hold = HoldOutcome()
-        var members = 0
-        var admitted = 0
-        var openedAt = ContinuousClock.now
-        var waiting: [CheckedContinuation<Admission, Never>] = []
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        var rows: [PendingRow] = []
-        var replacingAll = false
-        /// The store's version this server's copy matches; negative: reload everything.
-        var version: Int64 = -1
-        var closed = false
-
-        /// Joins the open hold when it is young enough, or opens one when none is under way.
-        mutating func admit() -> Admission? {
-            if closed { return .failed(StateStoreError("the world is no longer kept in the shared store")) }
-            switch phase {
-            case .open where admitted < SharedWorldAccess.mostMembers && openedAt.duration(to: .now) < SharedWorldAccess.longestJoinWindow:
-                members += 1
-                admitted += 1
-                return .member(hold)
-            case .idle:
-                return open()
-            default:
-                return nil
-            }
-        }
-
-        mutating func open() -> Admission {
-            phase = .opening
-            hold = HoldOutcome()
-            members = 1
-            admitted = 1
-            return .opener(hold)
-        }
-    }
+    private typealias Admission = SharedHoldAdmission<HoldOutcome>
+    private typealias State = SharedHoldState<HoldOutcome, CheckedContinuation<Admission, Never>, CheckedContinuation<Void, Never>>
 
     /// The most requests one hold admits, and how long after it opened one may still join.
     static let mostMembers = 64
@@ -103,7 +60,7 @@ final class SharedWorldAccess: Sendable {
 
     let store: any SharedWorldStore
     let scenario: String
-    private let state = Mutex(State())
+    private let state = Mutex(State(mostMembers: mostMembers, joinWindow: longestJoinWindow, firstHold: HoldOutcome(), now: ContinuousClock.now))
 
     init(store: any SharedWorldStore, scenario: String) {
         self.store = store
@@ -113,12 +70,12 @@ final class SharedWorldAccess: Sendable {
     /// Waits for a place in a hold; when this opens it, `catchUp` applies what the store returned
     /// (it runs before any member goes on). Throws when the store cannot be reached or read.
     func enter(catchUp: (SharedChanges) throws(StateStoreError) -> Void) async throws(StateStoreError) -> Member {
-        var admission = state.withLock { $0.admit() }
+        var admission = state.withLock { $0.admit(now: ContinuousClock.now, newHold: HoldOutcome.init) }
         if admission == nil {
             admission = await withCheckedContinuation { continuation in
                 let now = state.withLock { state in
-                    let admission = state.admit()
-                    if admission == nil { state.waiting.append(continuation) }
+                    let admission = state.admit(now: ContinuousClock.now, newHold: HoldOutcome.init)
+                    if admission == nil { state.park(continuation) }
                     return admission
                 }
                 if let now { continuation.resume(returning: now) }
@@ -142,43 +99,19 @@ final class SharedWorldAccess: Sendable {
             failOpening(error)
             throw error
         }
-        if changes.complete {
-            // What this copy queued is replaced by the store's world; writing it later would undo others' changes.
-            state.withLock { state in
-                state.rows = []
-                state.replacingAll = false
-            }
-        }
+        if changes.complete { state.withLock { $0.dropQueued() } }
         do throws(StateStoreError) { try catchUp(changes) } catch {
             _ = try? await store.release(writing: [], replacingAll: false)
             failOpening(error)
             throw error
         }
-        let joining = state.withLock { state in
-            state.phase = .open
-            state.version = changes.version
-            state.openedAt = .now
-            let count = min(state.waiting.count, Self.mostMembers - state.admitted)
-            state.members += count
-            state.admitted += count
-            defer { state.waiting.removeFirst(count) }
-            return (state.waiting.prefix(count), state.hold)
-        }
-        for waiter in joining.0 { waiter.resume(returning: .member(joining.1)) }
+        let (joining, hold) = state.withLock { $0.opened(version: changes.version, now: ContinuousClock.now) }
+        for waiter in joining { waiter.resume(returning: .member(hold)) }
     }
 
     /// Opening failed: the hold is over, and so are the waits of those waiting for it.
     private func failOpening(_ error: StateStoreError) {
-        let (waiting, idle) = state.withLock { state in
-            state.phase = .idle
-            state.members = 0
-            state.version = -1
-            defer {
-                state.waiting = []
-                state.idleWaiters = []
-            }
-            return (state.waiting, state.idleWaiters)
-        }
+        let (waiting, idle) = state.withLock { $0.failedOpening() }
         for waiter in waiting { waiter.resume(returning: .failed(error)) }
         for waiter in idle { waiter.resume() }
     }
@@ -187,15 +120,7 @@ final class SharedWorldAccess: Sendable {
     /// under way that will write them (none, or one already writing): the caller then holds the world
     /// once more, so they are written.
     func enqueue(_ rows: [PendingRow], replacingAll: Bool) -> Bool {
-        state.withLock { state in
-            if replacingAll {
-                state.rows = rows
-                state.replacingAll = true
-            } else {
-                state.rows += rows
-            }
-            return state.phase == .idle || state.phase == .closing
-        }
+        state.withLock { $0.enqueue(rows, replacingAll: replacingAll) }
     }
 
     /// Leaves the hold; the last member writes its changes and gives the world back. Returns once
@@ -216,28 +141,13 @@ final class SharedWorldAccess: Sendable {
         }
     }
 
-    private struct Closing: Sendable {
-        let rows: [PendingRow]
-        let replacingAll: Bool
-        let hold: HoldOutcome
-    }
-
     /// One member fewer; the last one takes what the hold changed.
-    private func takeClosing() -> Closing? {
-        state.withLock { state -> Closing? in
-            state.members -= 1
-            guard state.members == 0 else { return nil }
-            state.phase = .closing
-            defer {
-                state.rows = []
-                state.replacingAll = false
-            }
-            return Closing(rows: state.rows, replacingAll: state.replacingAll, hold: state.hold)
-        }
+    private func takeClosing() -> State.Closing? {
+        state.withLock { $0.memberLeft() }
     }
 
     /// Writes a hold's changes, gives the world back, and lets the next waiter open a hold.
-    private func close(_ closing: Closing) async {
+    private func close(_ closing: State.Closing) async {
         var result: Result<Void, StateStoreError> = .success(())
         var version: Int64 = -1
         do throws(StateStoreError) {
@@ -250,14 +160,7 @@ final class SharedWorldAccess: Sendable {
         } catch {
             result = .failure(error)
         }
-        typealias Next = (waiter: CheckedContinuation<Admission, Never>, admission: Admission)
-        let (next, idle) = state.withLock { state -> (Next?, [CheckedContinuation<Void, Never>]) in
-            state.version = version
-            state.phase = .idle
-            guard state.waiting.isEmpty else { return ((state.waiting.removeFirst(), state.open()), []) }
-            defer { state.idleWaiters = [] }
-            return (nil, state.idleWaiters)
-        }
+        let (next, idle) = state.withLock { $0.closedHold(version: version, newHold: HoldOutcome.init) }
         closing.hold.finish(result)
         next?.waiter.resume(returning: next!.admission)
         for waiter in idle { waiter.resume() }
@@ -269,13 +172,7 @@ final class SharedWorldAccess: Sendable {
     /// Refuses new holds and returns once the one under way (and those already waiting) ended.
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state in
-                state.closed = true
-                if state.phase == .idle { return true }
-                state.idleWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
+            if state.withLock({ $0.refuseNewHolds(continuation) }) { continuation.resume() }
         }
     }
 }
