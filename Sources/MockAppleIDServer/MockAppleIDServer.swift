@@ -97,9 +97,11 @@ public struct MockAppleIDServer: Service {
         let tls = try configuration.https.map { try TLSServerIdentity($0) }
         var smtp: SMTPListener?
         if let port = configuration.smtpPort {
-            smtp = try await SMTPListener.bind(provider: provider, host: configuration.host, port: port,
-                                               idleTimeout: .seconds(Int64(configuration.smtpIdleTimeout)),
-                                               maxConnections: configuration.smtpMaxConnections, logger: logger)
+            smtp = try await ListenerFailure.naming("the SMTP relay", host: configuration.host, port: port) {
+                try await SMTPListener.bind(provider: provider, host: configuration.host, port: port,
+                                            idleTimeout: .seconds(Int64(configuration.smtpIdleTimeout)),
+                                            maxConnections: configuration.smtpMaxConnections, logger: self.logger)
+            }
         }
         let ports = BoundPorts(expectsHTTPS: tls != nil)
         let report: @Sendable (BoundPorts.Ready?) async -> Void = { [onRunning, configuration, tenants, listeners, smtpPort = smtp?.port] ready in
@@ -158,8 +160,12 @@ public struct MockAppleIDServer: Service {
                                   serviceName: "relay forwarder"))
         }
         if let smtp { services.append(.init(service: smtp, serviceName: "SMTP listener")) }
-        services.append(.init(service: http, serviceName: "HTTP listener"))
-        if let https { services.append(.init(service: https, serviceName: "HTTPS listener")) }
+        services.append(.init(service: NamedListener(listener: http, name: "HTTP", host: configuration.host, port: configuration.port),
+                              serviceName: "HTTP listener"))
+        if let https, let port = configuration.https?.port {
+            services.append(.init(service: NamedListener(listener: https, name: "HTTPS", host: configuration.host, port: port),
+                                  serviceName: "HTTPS listener"))
+        }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.connections.shutdownTimeout)
         group.maximumCancellationDuration = .seconds(configuration.connections.shutdownTimeout)

@@ -8,7 +8,13 @@ import MockAppleIDStorage
 /// `mock-appleid serve`: runs the server until Ctrl-C.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Start the server (Ctrl-C stops it gracefully).")
+        commandName: "serve", abstract: "Start the server (Ctrl-C stops it gracefully).",
+        discussion: """
+            Every flag can also be set by an environment variable, as containers are configured: --NAME is \
+            \(EnvironmentOptions.prefix)NAME in upper case with _ for - (\(EnvironmentOptions.prefix)PORT=9000 is --port 9000; \
+            \(EnvironmentOptions.prefix)ACCESS_LOG=true is --access-log). The command line wins; an empty variable is unset. \
+            \(EnvironmentOptions.prefix)TLS_DIR is the local CA's folder whether or not HTTPS is served.
+            """)
 
     @Option(help: "Interface to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free port and prints it.") var port = 8080
@@ -37,6 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
     var accessLog = false
     @Option(help: "Open the admin API to every client that sends Authorization: Bearer TOKEN (without it, loopback clients only).")
     var adminToken: String?
+    @Option(help: ArgumentHelp("Read --admin-token from the first line of this file (a container's secret).", valueName: "file"))
+    var adminTokenFile: String?
     @OptionGroup var tls: TLSOptions
     @Option(help: "Seconds a keep-alive connection may wait for its next request.") var idleTimeout = ConnectionLimits().idleTimeout
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
@@ -101,6 +109,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.smtpMaxConnections = smtpMaxConnections
         configuration.connections = try connectionLimits()
         configuration.accessLog = accessLog
+        if adminToken != nil, adminTokenFile != nil { throw ValidationError("--admin-token and --admin-token-file cannot be used together") }
+        let adminToken = try self.adminToken ?? adminTokenFile.map(AdminTokenFile.read)
         if let adminToken {
             guard (16...256).contains(adminToken.utf8.count), adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw ValidationError("--admin-token must be 16 to 256 printable ASCII characters without spaces")
@@ -205,12 +215,24 @@ extension ServeCommand {
     /// (CI suites start the server many times; the tree is most of the argument parser's start-up).
     /// False, having done nothing, for any other command line and for one `serve` does not take, which
     /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
+    /// The flags given by `MOCK_APPLEID_*` variables (``EnvironmentOptions``) come before the command line's.
     static func runAlone(_ arguments: [String]) async -> Bool {
         guard arguments.count >= 2, arguments[1] == configuration.commandName,
-              !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }),
-              let command = try? parseAsRoot(Array(arguments.dropFirst(2))) as? ServeCommand
+              !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" })
         else { return false }
-        do { try await command.run() } catch { MockAppleIDCommand.exit(withError: error) }
+        let given = Array(arguments.dropFirst(2))
+        var settings: [EnvironmentOptions.Setting] = []
+        do {
+            settings = try EnvironmentOptions.settings(for: EnvironmentOptions.flags(of: ServeCommand.self),
+                                                       environment: ProcessInfo.processInfo.environment, arguments: given)
+            let parsed: ParsableCommand
+            do { parsed = try parseAsRoot(settings.flatMap(\.arguments) + given) } catch where settings.isEmpty { return false }
+            guard let command = parsed as? ServeCommand else { return false }
+            try await command.run()
+        } catch {
+            if !settings.isEmpty { FileHandle.standardError.write(Data(("mock-appleid serve: " + EnvironmentOptions.describe(settings) + "\n").utf8)) }
+            MockAppleIDCommand.exit(withError: error)
+        }
         return true
     }
 }

@@ -23,15 +23,20 @@ def binary() -> str:
     return str(pathlib.Path(bin_dir) / "mock-appleid")
 
 
-def run_cli(*arguments, cwd=None, env=None) -> subprocess.CompletedProcess:
-    """Runs the binary to completion; `env` adds to (or, with None values, removes from) the environment."""
+def environment_with(env) -> dict:
+    """This process's environment with `env` added (a None value removes the variable)."""
     environment = dict(os.environ)
     for name, value in (env or {}).items():
         if value is None:
             environment.pop(name, None)
         else:
             environment[name] = value
-    return subprocess.run([binary(), *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+    return environment
+
+
+def run_cli(*arguments, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """Runs the binary to completion; `env` adds to (or, with None values, removes from) the environment."""
+    return subprocess.run([binary(), *arguments], cwd=cwd, env=environment_with(env), capture_output=True, text=True, timeout=60)
 
 
 class Server(str):
@@ -43,13 +48,13 @@ class Server(str):
 
 
 @contextlib.contextmanager
-def serving(*arguments, killed_by_test: bool = False):
+def serving(*arguments, killed_by_test: bool = False, env=None):
     """Starts `serve --port 0` (plus `arguments`), yields its base URL once the whole start-up banner
     is printed, and stops it with SIGINT, requiring a clean exit. With `killed_by_test`, the test
-    kills the process itself (and must have, by the end)."""
+    kills the process itself (and must have, by the end). `env` is added to the environment as run_cli's."""
     log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
     process = subprocess.Popen([binary(), "serve", "--port", "0", "--log-level", "notice", *arguments],
-                               stdout=subprocess.PIPE, stderr=log, text=True)
+                               stdout=subprocess.PIPE, stderr=log, text=True, env=environment_with(env))
     lines: "queue.Queue[str]" = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     deadline = time.monotonic() + START_DEADLINE_SECONDS

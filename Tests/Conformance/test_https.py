@@ -35,7 +35,7 @@ TIMEOUT = 10
 @pytest.fixture(scope="module")
 def tls_dir():
     directory = tempfile.mkdtemp(prefix="mock-appleid-tls-")
-    yield pathlib.Path(directory)
+    yield pathlib.Path(directory) / "tls"  # made by the server, with its own mode
     shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -108,7 +108,7 @@ def test_ca_is_a_name_constrained_p256_root_valid_for_years_with_a_private_key_f
     lifetime = ca.not_valid_after_utc - ca.not_valid_before_utc
     assert datetime.timedelta(days=9 * 365) < lifetime < datetime.timedelta(days=11 * 366)
     assert stat.S_IMODE(os.stat(https.key).st_mode) == 0o600
-    assert stat.S_IMODE(os.stat(https.key.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(https.key.parent).st_mode) == 0o755  # ca.pem readable by a relying party of another user
     assert "PRIVATE KEY" not in https.banner
 
 

@@ -21,10 +21,19 @@ class ServerInfo:
 
 def read_ready_file(path: pathlib.Path) -> ServerInfo:
     try:
-        ready = json.loads(path.read_text())
-        base_url = ready["listeners"]["http"]["url"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        text = path.read_text()
+    except OSError as error:
         raise ServerStartError(f"mock-appleid's ready file {path} cannot be read: {error}") from error
+    return parse_ready_file(text, str(path))
+
+
+def parse_ready_file(text: str, source: str) -> ServerInfo:
+    """A ready file's text (`source` names where it came from, for errors)."""
+    try:
+        ready = json.loads(text)
+        base_url = ready["listeners"]["http"]["url"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise ServerStartError(f"mock-appleid's ready file {source} cannot be read: {error}") from error
     https = ready["listeners"].get("https")
     keys: Dict[str, List[Tuple[str, Optional[str], Optional[str]]]] = {}
     for key in ready.get("developerKeys", []):

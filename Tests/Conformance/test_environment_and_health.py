@@ -1,0 +1,83 @@
+"""serve's flags from MOCK_APPLEID_* variables (as containers are configured), --admin-token-file, and
+`mock-appleid health`, a container's health check."""
+import json
+import time
+
+import requests
+
+from server_process import run_cli, serving
+
+TOKEN = "environment-test-token-0123456789"
+
+
+def test_every_serve_flag_is_also_an_environment_variable_and_the_command_line_wins(tmp_path):
+    ready = tmp_path / "ready.json"
+    # The variables' port (1, which no test may bind) and log level (not a level at all) lose to the command
+    # line's; the empty MOCK_APPLEID_STATE counts as unset.
+    with serving("--log-level", "info",
+                 env={"MOCK_APPLEID_READY_FILE": str(ready), "MOCK_APPLEID_AUTO_APPROVE": "john:hide",
+                      "MOCK_APPLEID_ACCESS_LOG": "true", "MOCK_APPLEID_PORT": "1", "MOCK_APPLEID_LOG_LEVEL": "loud",
+                      "MOCK_APPLEID_STATE": ""}) as base_url:
+        assert json.loads(ready.read_text())["listeners"]["http"]["url"] == base_url
+        assert requests.get(f"{base_url}/__admin/auto-approve", timeout=10).json() == {
+            "autoApprove": {"persona": "john", "emailChoice": "hide"}}
+        # --access-log, from the variable: the request is logged at info.
+        requests.get(f"{base_url}/auth/keys", timeout=10)
+        deadline = time.monotonic() + 10
+        while "served the published keys" not in base_url.log_path.read_text():
+            assert time.monotonic() < deadline, "the access log never showed the request"
+            time.sleep(0.05)
+    assert "state file:" not in base_url.banner
+
+
+def test_a_bad_variable_stops_serve_with_a_message_naming_it():
+    for env, says in (({"MOCK_APPLEID_PORT": "eighty"}, "MOCK_APPLEID_PORT as --port"),
+                      ({"MOCK_APPLEID_LOG_LEVEL": "loud"}, "MOCK_APPLEID_LOG_LEVEL as --log-level"),
+                      ({"MOCK_APPLEID_ACCESS_LOG": "sometimes"}, "MOCK_APPLEID_ACCESS_LOG=sometimes must be true or false")):
+        result = run_cli("serve", env=env)
+        assert result.returncode != 0, env
+        assert says in result.stderr, result.stderr
+    # The token's value is never repeated in an error.
+    result = run_cli("serve", "--port", "0", env={"MOCK_APPLEID_ADMIN_TOKEN": "short-secret"})
+    assert result.returncode != 0 and "MOCK_APPLEID_ADMIN_TOKEN as --admin-token" in result.stderr
+    assert "short-secret" not in result.stderr + result.stdout
+
+
+def test_an_admin_token_file_opens_the_admin_api_to_its_token(tmp_path):
+    token_file = tmp_path / "admin-token"
+    token_file.write_text(TOKEN + "\n")
+    with serving("--admin-token-file", str(token_file)) as base_url:
+        assert requests.get(f"{base_url}/__admin/health", timeout=10).status_code == 401
+        assert requests.get(f"{base_url}/__admin/health", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).ok
+        assert "Bearer token required" in base_url.banner
+        # health finds the server by --url and reads the token from the same file's variable.
+        healthy = run_cli("health", "--url", base_url, env={"MOCK_APPLEID_ADMIN_TOKEN_FILE": str(token_file)})
+        assert healthy.returncode == 0 and json.loads(healthy.stdout)["status"] == "ok", healthy.stderr
+        refused = run_cli("health", "--url", base_url, env={"MOCK_APPLEID_ADMIN_TOKEN": None, "MOCK_APPLEID_ADMIN_TOKEN_FILE": None})
+        assert refused.returncode != 0 and "401" in refused.stderr
+    for bad, says in ((tmp_path / "missing", "cannot read the admin token file"), (tmp_path / "empty", "is empty")):
+        if bad.name == "empty":
+            bad.write_text("\n")
+        result = run_cli("serve", "--port", "0", "--admin-token-file", str(bad))
+        assert result.returncode != 0 and says in result.stderr, result.stderr
+    both = run_cli("serve", "--port", "0", "--admin-token", TOKEN, "--admin-token-file", str(token_file))
+    assert both.returncode != 0 and "cannot be used together" in both.stderr
+
+
+def test_health_finds_the_server_by_mock_appleid_port_and_fails_when_nothing_answers():
+    with serving() as base_url:
+        port = base_url.rsplit(":", 1)[1]
+        quiet = run_cli("health", "--quiet", env={"MOCK_APPLEID_URL": None, "MOCK_APPLEID_PORT": port})
+        assert quiet.returncode == 0 and quiet.stdout == "", quiet.stderr
+    gone = run_cli("health", "--url", base_url, env={"MOCK_APPLEID_ADMIN_TOKEN": None})
+    assert gone.returncode != 0 and "cannot reach mock-appleid" in gone.stderr
+
+
+def test_a_port_that_cannot_be_bound_is_named_with_its_listener():
+    with serving() as base_url:
+        port = base_url.rsplit(":", 1)[1]
+        for flag, listener in (("--port", "HTTP"), ("--smtp-port", "the SMTP relay")):
+            arguments = ["--port", port] if flag == "--port" else ["--port", "0", flag, port]
+            result = run_cli("serve", *arguments)
+            assert result.returncode != 0
+            assert f"cannot listen for {listener} on 127.0.0.1:{port}: the port is in use" in result.stderr, result.stderr
