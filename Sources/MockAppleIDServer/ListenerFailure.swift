@@ -16,22 +16,23 @@ public struct ListenerFailure: Error, CustomStringConvertible {
     /// The system's error number (EADDRINUSE when another process has the port).
     public let errno: CInt
 
+    /// The errors only binding gives, each in words.
+    static let bindErrors: [CInt: String] = [
+        EADDRINUSE: "the port is in use (another process, or another of this server's listeners, has it)",
+        EADDRNOTAVAIL: "no interface of this machine has that address",
+        EACCES: "permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE)",
+    ]
+
     public var description: String {
-        let why: String
-        switch errno {
-        case EADDRINUSE: why = "the port is in use (another process, or another of this server's listeners, has it)"
-        case EADDRNOTAVAIL: why = "no interface of this machine has that address"
-        case EACCES: why = "permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
-        default: why = "error \(errno)"
-        }
-        return "cannot listen for \(listener) on \(host):\(port): \(why)"
+        "cannot listen for \(listener) on \(host):\(port): \(Self.bindErrors[errno] ?? "error \(errno)")"
     }
 
-    /// Runs `body` (a listener's binding), turning a socket error into a ListenerFailure.
+    /// Runs `body` (a listener's binding, or its whole run), turning an error only binding gives into a
+    /// ListenerFailure; any other error is rethrown as it is.
     static func naming<Result>(_ listener: String, host: String, port: Int, _ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
-        } catch let error as IOError {
+        } catch let error as IOError where bindErrors[error.errnoCode] != nil {
             throw ListenerFailure(listener: listener, host: host, port: port, errno: error.errnoCode)
         }
     }

@@ -49,13 +49,21 @@ struct EnvironmentOptions {
         }
     }
 
-    /// The settings `environment` makes for `flags`, leaving out those `arguments` (the command line) already gives.
-    /// A flag without a value takes true/false, yes/no, on/off or 1/0; anything else is refused, naming the variable.
-    static func settings(for flags: [Flag], environment: [String: String], arguments: [String]) throws -> [Setting] {
-        try flags.compactMap { flag throws -> Setting? in
-            guard let value = environment[flag.variable], !value.isEmpty,
-                  !arguments.contains(where: { $0 == "--\(flag.name)" || $0.hasPrefix("--\(flag.name)=") })
-            else { return nil }
+    /// Whether `environment` has any variable of ours (when none has, nothing more need be looked at).
+    static func isUsed(in environment: [String: String]) -> Bool {
+        environment.keys.contains { $0.hasPrefix(prefix) }
+    }
+
+    /// The settings `environment` makes for `flags`, leaving out those `arguments` (the command line) already
+    /// gives, or gives another flag of the same `exclusive` group for (flags that cannot be used together:
+    /// the command line's choice wins). A flag without a value takes true/false, yes/no, on/off or 1/0;
+    /// anything else is refused, naming the variable.
+    static func settings(for flags: [Flag], environment: [String: String], arguments: [String],
+                         exclusive: [Set<String>] = []) throws -> [Setting] {
+        func given(_ name: String) -> Bool { arguments.contains { $0 == "--\(name)" || $0.hasPrefix("--\(name)=") } }
+        return try flags.compactMap { flag throws -> Setting? in
+            let rivals = exclusive.filter { $0.contains(flag.name) }.reduce(into: Set([flag.name])) { $0.formUnion($1) }
+            guard let value = environment[flag.variable], !value.isEmpty, !rivals.contains(where: given) else { return nil }
             guard !flag.takesValue else { return Setting(variable: flag.variable, flagName: flag.name, arguments: ["--\(flag.name)=\(value)"]) }
             switch value.lowercased() {
             case "true", "yes", "on", "1": return Setting(variable: flag.variable, flagName: flag.name, arguments: ["--\(flag.name)"])

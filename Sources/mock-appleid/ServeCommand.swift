@@ -119,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.relayForward = upstream
         configuration.https = try tls.configuration()
+        try tls.exportCertificates(configuration.https)
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let tlsFloor = configuration.https?.minimumVersion ?? .default
         let readyFile = self.readyFile.map(TLSOptions.absolute)
@@ -215,6 +216,11 @@ extension ServeCommand {
     /// (CI suites start the server many times; the tree is most of the argument parser's start-up).
     /// False, having done nothing, for any other command line and for one `serve` does not take, which
     /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
+    /// Flags that cannot be used together (run() refuses such pairs): a variable for one of them gives way when
+    /// the command line names another.
+    static let exclusiveFlags: [Set<String>] = [["admin-token", "admin-token-file"], ["state", "database-url"],
+                                                ["tls-dir", "tls-cert", "tls-key"], ["tls-export-dir", "tls-cert"]]
+
     /// The flags given by `MOCK_APPLEID_*` variables (``EnvironmentOptions``) come before the command line's.
     static func runAlone(_ arguments: [String]) async -> Bool {
         guard arguments.count >= 2, arguments[1] == configuration.commandName,
@@ -223,8 +229,11 @@ extension ServeCommand {
         let given = Array(arguments.dropFirst(2))
         var settings: [EnvironmentOptions.Setting] = []
         do {
-            settings = try EnvironmentOptions.settings(for: EnvironmentOptions.flags(of: ServeCommand.self),
-                                                       environment: ProcessInfo.processInfo.environment, arguments: given)
+            let environment = ProcessInfo.processInfo.environment
+            if EnvironmentOptions.isUsed(in: environment) {
+                settings = try EnvironmentOptions.settings(for: EnvironmentOptions.flags(of: ServeCommand.self), environment: environment,
+                                                           arguments: given, exclusive: exclusiveFlags)
+            }
             let parsed: ParsableCommand
             do { parsed = try parseAsRoot(settings.flatMap(\.arguments) + given) } catch where settings.isEmpty { return false }
             guard let command = parsed as? ServeCommand else { return false }

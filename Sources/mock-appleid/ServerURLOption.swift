@@ -20,7 +20,7 @@ struct ServerURLOption: ParsableArguments {
         let local = environment["MOCK_APPLEID_PORT"].flatMap(Int.init).flatMap { (1...65535).contains($0) ? "http://127.0.0.1:\($0)" : nil }
         return try await AdminClient.with(url: url ?? nonEmpty(environment["MOCK_APPLEID_URL"]) ?? local ?? Self.defaultURL,
                                           token: try adminToken ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN"])
-                                              ?? environment["MOCK_APPLEID_ADMIN_TOKEN_FILE"].flatMap(AdminTokenFile.read), body)
+                                              ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN_FILE"]).flatMap(AdminTokenFile.read), body)
     }
 
     private func nonEmpty(_ value: String?) -> String? {

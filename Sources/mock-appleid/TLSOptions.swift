@@ -12,6 +12,8 @@ struct TLSOptions: ParsableArguments {
     var tlsCert: String?
     @Option(help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
+    @Option(help: ArgumentHelp("Also write the local CA's certificate (ca.pem) and bundle (ca-bundle.pem), never its key, into this folder at start: a volume relying parties mount to trust the CA.", valueName: "folder"))
+    var tlsExportDir: String?
     @Option(help: ArgumentHelp("The oldest TLS version HTTPS accepts (Apple's servers: 1.2); lower it only to test an old client.", valueName: TLSProtocolVersion.allCases.map(\.rawValue).joined(separator: "|")))
     var tlsMinVersion = TLSProtocolVersion.default.rawValue
 
@@ -21,11 +23,12 @@ struct TLSOptions: ParsableArguments {
             throw ValidationError("--tls-min-version must be one of \(TLSProtocolVersion.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let httpsPort else {
-            if tlsDir != nil || tlsCert != nil || tlsKey != nil || minimumVersion != .default {
-                throw ValidationError("--tls-dir, --tls-cert, --tls-key and --tls-min-version need --https-port")
+            if tlsDir != nil || tlsCert != nil || tlsKey != nil || tlsExportDir != nil || minimumVersion != .default {
+                throw ValidationError("--tls-dir, --tls-cert, --tls-key, --tls-export-dir and --tls-min-version need --https-port")
             }
             return nil
         }
+        if tlsExportDir != nil, tlsCert != nil { throw ValidationError("--tls-export-dir writes the local CA's files; it cannot go with --tls-cert") }
         guard (0...65535).contains(httpsPort) else { throw ValidationError("--https-port must be 0...65535") }
         switch (tlsCert, tlsKey) {
         case (nil, nil):
@@ -36,6 +39,22 @@ struct TLSOptions: ParsableArguments {
             return HTTPSConfiguration(port: httpsPort, identity: .files(certificateChain: certificate, privateKey: key), minimumVersion: minimumVersion)
         default:
             throw ValidationError("--tls-cert and --tls-key go together")
+        }
+    }
+
+    /// Writes the local CA's certificate and bundle (made first, when the CA folder holds none) into
+    /// --tls-export-dir, when both are asked for.
+    func exportCertificates(_ configuration: HTTPSConfiguration?) throws {
+        guard let tlsExportDir, case let .localCA(directory)? = configuration?.identity else { return }
+        do {
+            let authority = try LocalCertificateAuthority.loadOrCreate(in: directory).authority
+            let bundle = try String(contentsOfFile: authority.files?.bundle ?? "", encoding: .utf8)
+            let folder = URL(fileURLWithPath: tlsExportDir, isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try Data((try authority.certificatePEM + "\n").utf8).write(to: folder.appendingPathComponent("ca.pem"), options: .atomic)
+            try Data(bundle.utf8).write(to: folder.appendingPathComponent("ca-bundle.pem"), options: .atomic)
+        } catch {
+            throw CommandError("--tls-export-dir \(tlsExportDir): \(error)")
         }
     }
 

@@ -62,6 +62,9 @@ def test_an_admin_token_file_opens_the_admin_api_to_its_token(tmp_path):
         assert result.returncode != 0 and says in result.stderr, result.stderr
     both = run_cli("serve", "--port", "0", "--admin-token", TOKEN, "--admin-token-file", str(token_file))
     assert both.returncode != 0 and "cannot be used together" in both.stderr
+    # A variable gives way to the command line's choice of the other flag of a pair that cannot go together.
+    with serving("--admin-token-file", str(token_file), env={"MOCK_APPLEID_ADMIN_TOKEN": "from-the-environment-0123456789"}) as base_url:
+        assert requests.get(f"{base_url}/__admin/health", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).ok
 
 
 def test_health_finds_the_server_by_mock_appleid_port_and_fails_when_nothing_answers():
@@ -81,3 +84,17 @@ def test_a_port_that_cannot_be_bound_is_named_with_its_listener():
             result = run_cli("serve", *arguments)
             assert result.returncode != 0
             assert f"cannot listen for {listener} on 127.0.0.1:{port}: the port is in use" in result.stderr, result.stderr
+
+
+def test_tls_export_dir_writes_the_cas_certificate_and_bundle_but_never_its_key(tmp_path):
+    tls_dir, exported = tmp_path / "tls", tmp_path / "exported"
+    with serving("--https-port", "0", "--tls-dir", str(tls_dir), env={"MOCK_APPLEID_TLS_EXPORT_DIR": str(exported)}):
+        assert sorted(path.name for path in exported.iterdir()) == ["ca-bundle.pem", "ca.pem"]
+        assert (exported / "ca.pem").read_text() == (tls_dir / "ca.pem").read_text()
+        assert (exported / "ca-bundle.pem").read_text().endswith((tls_dir / "ca.pem").read_text())
+        assert "PRIVATE KEY" not in (exported / "ca.pem").read_text() + (exported / "ca-bundle.pem").read_text()
+    for arguments, says in ((["--tls-export-dir", str(exported)], "need --https-port"),
+                            (["--https-port", "0", "--tls-export-dir", str(exported), "--tls-cert", "c.pem", "--tls-key", "k.pem"],
+                             "cannot go with --tls-cert")):
+        result = run_cli("serve", "--port", "0", *arguments)
+        assert result.returncode != 0 and says in result.stderr, result.stderr

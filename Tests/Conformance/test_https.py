@@ -108,7 +108,7 @@ def test_ca_is_a_name_constrained_p256_root_valid_for_years_with_a_private_key_f
     lifetime = ca.not_valid_after_utc - ca.not_valid_before_utc
     assert datetime.timedelta(days=9 * 365) < lifetime < datetime.timedelta(days=11 * 366)
     assert stat.S_IMODE(os.stat(https.key).st_mode) == 0o600
-    assert stat.S_IMODE(os.stat(https.key.parent).st_mode) == 0o755  # ca.pem readable by a relying party of another user
+    assert stat.S_IMODE(os.stat(https.key.parent).st_mode) == 0o700
     assert "PRIVATE KEY" not in https.banner
 
 
@@ -334,7 +334,7 @@ def test_a_certificate_of_your_own_is_served(tmp_path):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--tls-dir", "/tmp/x"], "--tls-dir, --tls-cert, --tls-key and --tls-min-version need --https-port"),
+    (["--tls-dir", "/tmp/x"], "--tls-dir, --tls-cert, --tls-key, --tls-export-dir and --tls-min-version need --https-port"),
     (["--https-port", "0", "--tls-cert", "a.pem"], "--tls-cert and --tls-key go together"),
     (["--https-port", "70000"], "--https-port must be 0...65535"),
     (["--https-port", "0", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"],

@@ -32,7 +32,7 @@ struct HTTPSTests {
         return false
     }
 
-    @Test("the CA is made once and kept: key 0600 in a 0755 folder (certificates readable by all), the same certificate next time, a bundle ending in it")
+    @Test("the CA is made once and kept: key 0600 in a 0700 folder, the same certificate next time, a bundle ending in it")
     func keptAuthority() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -40,7 +40,7 @@ struct HTTPSTests {
         #expect(first.created)
         let files = try #require(first.authority.files)
         #expect(try Self.permissions(files.privateKey) == 0o600)
-        #expect(try Self.permissions(directory) == 0o755)
+        #expect(try Self.permissions(directory) == 0o700)
         let second = try LocalCertificateAuthority.loadOrCreate(in: directory)
         #expect(!second.created)
         #expect(try second.authority.fingerprint == first.authority.fingerprint)

@@ -248,3 +248,13 @@ def test_stop_ends_the_process_and_removes_the_temporary_ca(tmp_path):
     with pytest.raises(MockAppleIDError, match="no answer"):
         client.health()
     assert not os.path.exists(ca_bundle)
+
+
+def test_serve_variables_of_the_callers_environment_do_not_reach_the_server(monkeypatch):
+    # serve reads MOCK_APPLEID_* variables as flags; a developer's exported token (meant for the CLI) or
+    # state file must not change the server MockAppleID starts with its own flags.
+    monkeypatch.setenv("MOCK_APPLEID_ADMIN_TOKEN", "exported-for-the-cli-0123456789")
+    monkeypatch.setenv("MOCK_APPLEID_AUTO_APPROVE", "john")
+    with MockAppleID(https=False) as client:
+        assert client.health()["status"] == "ok"
+        assert client._admin("GET", "auto-approve") == {"autoApprove": None}

@@ -19,6 +19,7 @@ import tarfile
 import time
 from typing import Optional
 
+import docker.errors
 from testcontainers.core.container import DockerContainer
 
 from .binary import find_binary
@@ -52,7 +53,7 @@ class MockAppleIDContainer(DockerContainer):
         try:
             base_url = f"http://{self.get_container_host_ip()}:{self.get_exposed_port(HTTP_PORT)}"
             self._wait_until_ready(base_url)
-            server = parse_ready_file(self._read_file(READY_FILE), f"{READY_FILE} in the container")
+            server = parse_ready_file(self._read_file(READY_FILE), f"{READY_FILE} in the container")  # there: waited for
             self.client = MockAppleIDClient(dataclasses.replace(server, base_url=base_url, https_port=None),
                                             binary=find_binary(self.binary), admin_token=self.admin_token)
         except BaseException:
@@ -61,18 +62,29 @@ class MockAppleIDContainer(DockerContainer):
         return self
 
     def stop(self, force=True, delete_volume=True) -> None:
+        """Removes the container; stopping again (Testcontainers' `with` does after a failed start) does nothing."""
         self.client = None
-        super().stop(force=force, delete_volume=delete_volume)
+        if self._container is None:
+            return
+        try:
+            super().stop(force=force, delete_volume=delete_volume)
+        except docker.errors.NotFound:
+            pass
+        finally:
+            self._container = None
 
     def _wait_until_ready(self, base_url: str) -> None:
-        """Until /__admin/health answers ok through the published port; a clear error if the container exits."""
+        """Until /__admin/health answers ok through the published port and the ready file is written (the
+        server writes it once every listener is bound, just after HTTP answers); a clear error if the
+        container exits or is slow."""
         deadline = time.monotonic() + self.start_timeout
         headers = {"Authorization": f"Bearer {self.admin_token}"}
         while True:
             try:
                 if call("GET", f"{base_url}/__admin/health", headers=headers).status == 200:
+                    self._read_file(READY_FILE)
                     return
-            except Exception:  # not listening yet: the port is published before the server binds it
+            except Exception:  # not listening yet (the port is published before the server binds it), or no ready file yet
                 pass
             container = self.get_wrapped_container()
             container.reload()

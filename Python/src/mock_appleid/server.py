@@ -74,7 +74,11 @@ class MockAppleID:
         log = tempfile.NamedTemporaryFile(prefix="mock-appleid-", suffix=".log", delete=False)
         self._log = pathlib.Path(log.name)
         try:
-            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+            # serve reads its flags from MOCK_APPLEID_* variables too; this server has only the flags above (a
+            # developer's exported MOCK_APPLEID_ADMIN_TOKEN, meant for the CLI, must not lock this client out).
+            environment = {name: value for name, value in os.environ.items() if not name.startswith("MOCK_APPLEID_")}
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                                             env=environment)
         except OSError as error:
             self.stop()
             raise ServerStartError(f"cannot run {binary}: {error}") from error

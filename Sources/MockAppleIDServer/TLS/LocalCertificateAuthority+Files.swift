@@ -41,9 +41,7 @@ extension LocalCertificateAuthority {
         let systemRoots = LocalCertificateAuthorityFiles.systemRootCandidates.first { FileManager.default.isReadableFile(atPath: $0) }
         let files = LocalCertificateAuthorityFiles(directory: directory, systemRoots: systemRoots)
         do {
-            // Readable by all, as the certificates in it are: a relying party running as another user (another
-            // container sharing the folder) trusts ca.pem from here. The private key's file is its owner's alone.
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw TLSSetupError("\(directory): cannot create the certificate authority's directory: \(error)")
         }
