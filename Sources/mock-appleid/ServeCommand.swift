@@ -7,8 +7,11 @@ import MockAppleIDStorage
 
 /// `mock-appleid serve`: runs the server until Ctrl-C.
 struct ServeCommand: AsyncParsableCommand {
+    // Named under its super-command, so that parsed alone (runAlone) its errors say `mock-appleid serve`, and
+    // the argument parser skips its look for a completion-script request (two more parses of the command
+    // line: about 2 ms of every start).
     static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Start the server (Ctrl-C stops it gracefully).",
+        commandName: "serve", _superCommandName: "mock-appleid", abstract: "Start the server (Ctrl-C stops it gracefully).",
         discussion: """
             Every flag can also be set by an environment variable, as containers are configured: --NAME is \
             \(EnvironmentOptions.prefix)NAME in upper case with _ for - (\(EnvironmentOptions.prefix)PORT=9000 is --port 9000; \

@@ -7,6 +7,14 @@ import Testing
 struct ReturnURLPolicyTests {
     let apple = ReturnURLPolicy(allowLoopback: false)
 
+    @Test("percent-decoding agrees with Foundation's: escapes undone, a bad escape or bytes that are not UTF-8 refused")
+    func percentDecoding() {
+        for text in ["plain", "local%68ost", "b%C3%BCcher", "%2F%2f", "100%", "%4", "%zz", "%FF", "a%20b", "", "%E2%82%AC%41"] {
+            #expect(text.percentDecoded == text.removingPercentEncoding, "\(text)")
+        }
+        #expect("b%C3%BCcher".percentDecoded == "bücher" && "%4".percentDecoded == nil && "%FF".percentDecoded == nil)
+    }
+
     @Test("a host is read as requests name it: percent-decoded, an international name in its xn-- form")
     func wireHost() {
         #expect(URLComponents(string: "https://bücher.example/cb")?.wireHost == "xn--bcher-kva.example")

@@ -7,7 +7,7 @@ extension URLComponents {
     /// `xn--` labels back into Unicode, which loads ICU's IDNA tables (about 2 MB of a process's memory,
     /// and half a millisecond, the first time); the checks made on hosts here read ASCII anyway.
     package var wireHost: String? {
-        guard let host = encodedHost?.removingPercentEncoding, host.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard let host = encodedHost?.percentDecoded, host.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             return nil
         }
         return host

@@ -69,7 +69,7 @@ struct AdminRoutes: Sendable {
     /// The path parameter `name`, percent-decoded (`/personas/jos%C3%A9` names the persona `josé`); 400
     /// when it is not valid percent-encoding of UTF-8.
     func pathParameter(_ name: String, _ context: BasicRequestContext) throws(AdminError) -> String {
-        guard let decoded = (context.parameters.get(name) ?? "").removingPercentEncoding else {
+        guard let decoded = (context.parameters.get(name) ?? "").percentDecoded else {
             throw AdminError.badRequest("the path's \(name) is not valid percent-encoding of UTF-8")
         }
         return decoded
