@@ -161,9 +161,10 @@ def test_the_state_file_in_data_outlives_a_restart_of_a_read_only_container(run,
 @pytest.mark.parametrize("environment, says", [
     ({"MOCK_APPLEID_PORT": "eighty"}, "MOCK_APPLEID_PORT as --port"),
     ({"MOCK_APPLEID_ACCESS_LOG": "sometimes"}, "MOCK_APPLEID_ACCESS_LOG=sometimes must be true or false"),
-    ({"MOCK_APPLEID_STATE": "/missing/world.sqlite"}, "--state"),
+    ({"MOCK_APPLEID_STATE": "/missing/world.sqlite"}, "--state: /missing/world.sqlite: its folder /missing does not exist"),
+    ({"MOCK_APPLEID_SCENARIO": "/scenarios/ci.yaml"}, "/scenarios/ci.yaml: cannot read the file"),
     ({"MOCK_APPLEID_SMTP_PORT": "8080"}, "cannot listen for HTTP on 0.0.0.0:8080: the port is in use"),
-], ids=["port-not-a-number", "flag-not-a-boolean", "state-folder-missing", "port-taken"])
+], ids=["port-not-a-number", "flag-not-a-boolean", "state-volume-missing", "scenario-volume-missing", "port-taken"])
 def test_a_bad_setting_exits_non_zero_with_a_clear_message_in_the_logs(run, environment, says):
     container = run(environment=environment)
     container.wait_until(lambda state: state["Status"] == "exited")

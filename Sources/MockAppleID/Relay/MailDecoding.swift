@@ -139,20 +139,11 @@ enum MailDecoding {
                 input = input.drop { $0 == UInt8(ascii: "\r") }.dropFirst()
                 continue
             }
-            guard input.count >= 2, let high = hexValue(input[input.startIndex]), let low = hexValue(input[input.startIndex + 1]) else { return nil }
+            guard input.count >= 2, let high = Hex.value(ofDigit: input[input.startIndex]), let low = Hex.value(ofDigit: input[input.startIndex + 1]) else { return nil }
             bytes.append(high << 4 | low)
             input = input.dropFirst(2)
         }
         return bytes
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        default: return nil
-        }
     }
 
     private static func padded(_ base64: String) -> String {
