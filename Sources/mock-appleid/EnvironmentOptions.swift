@@ -54,15 +54,21 @@ struct EnvironmentOptions {
         environment.keys.contains { $0.hasPrefix(prefix) }
     }
 
+    /// Two sides of flags that cannot be used together (either side's flags may go together among themselves).
+    typealias Exclusion = (Set<String>, Set<String>)
+
     /// The settings `environment` makes for `flags`, leaving out those `arguments` (the command line) already
-    /// gives, or gives another flag of the same `exclusive` group for (flags that cannot be used together:
-    /// the command line's choice wins). A flag without a value takes true/false, yes/no, on/off or 1/0;
-    /// anything else is refused, naming the variable.
+    /// gives, or whose other side of an `exclusive` pair the command line names (the command line's choice
+    /// wins). A flag without a value takes true/false, yes/no, on/off or 1/0; anything else is refused,
+    /// naming the variable.
     static func settings(for flags: [Flag], environment: [String: String], arguments: [String],
-                         exclusive: [Set<String>] = []) throws -> [Setting] {
+                         exclusive: [Exclusion] = []) throws -> [Setting] {
         func given(_ name: String) -> Bool { arguments.contains { $0 == "--\(name)" || $0.hasPrefix("--\(name)=") } }
         return try flags.compactMap { flag throws -> Setting? in
-            let rivals = exclusive.filter { $0.contains(flag.name) }.reduce(into: Set([flag.name])) { $0.formUnion($1) }
+            let rivals = exclusive.reduce(into: Set([flag.name])) { rivals, pair in
+                if pair.0.contains(flag.name) { rivals.formUnion(pair.1) }
+                if pair.1.contains(flag.name) { rivals.formUnion(pair.0) }
+            }
             guard let value = environment[flag.variable], !value.isEmpty, !rivals.contains(where: given) else { return nil }
             guard !flag.takesValue else { return Setting(variable: flag.variable, flagName: flag.name, arguments: ["--\(flag.name)=\(value)"]) }
             switch value.lowercased() {

@@ -69,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         try chooseRSASigner()
         let upstream = try relayForward.map { try RelayUpstream($0).orThrow(ValidationError("--relay-forward must be HOST:PORT")) }
         if upstream != nil, smtpPort == nil { throw ValidationError("--relay-forward needs --smtp-port: it forwards what the relay's SMTP listener takes") }
+        // HTTPS's flags are checked, and the CA's certificates exported, before any store is opened or changed.
+        let https = try tls.configuration()
+        try tls.exportCertificates(https)
         let loaded = try scenario.load()
         let provider: AppleIDProvider
         do { provider = try AppleIDProvider(scenario: loaded) } catch { throw CommandError(error.description) }
@@ -121,8 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.adminToken = adminToken
         }
         configuration.relayForward = upstream
-        configuration.https = try tls.configuration()
-        try tls.exportCertificates(configuration.https)
+        configuration.https = https
         let source = scenario.scenario ?? BuiltInScenario.fileName
         let tlsFloor = configuration.https?.minimumVersion ?? .default
         let readyFile = self.readyFile.map(TLSOptions.absolute)
@@ -221,13 +223,15 @@ extension ServeCommand {
     /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
     /// Flags that cannot be used together (run() refuses such pairs): a variable for one of them gives way when
     /// the command line names another.
-    static let exclusiveFlags: [Set<String>] = [["admin-token", "admin-token-file"], ["state", "database-url"],
-                                                ["tls-dir", "tls-cert", "tls-key"], ["tls-export-dir", "tls-cert"]]
+    static let exclusiveFlags: [EnvironmentOptions.Exclusion] = [
+        (["admin-token"], ["admin-token-file"]), (["state"], ["database-url"]),
+        (["tls-dir"], ["tls-cert", "tls-key"]), (["tls-export-dir"], ["tls-cert", "tls-key"]),
+    ]
 
     /// The flags given by `MOCK_APPLEID_*` variables (``EnvironmentOptions``) come before the command line's.
     static func runAlone(_ arguments: [String]) async -> Bool {
         guard arguments.count >= 2, arguments[1] == configuration.commandName,
-              !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" })
+              !arguments.contains(where: { ["-h", "--help", "help", "--generate-completion-script", "--experimental-dump-help"].contains($0) })
         else { return false }
         let given = Array(arguments.dropFirst(2))
         var settings: [EnvironmentOptions.Setting] = []

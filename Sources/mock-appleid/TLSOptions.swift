@@ -51,8 +51,12 @@ struct TLSOptions: ParsableArguments {
             let bundle = try String(contentsOfFile: authority.files?.bundle ?? "", encoding: .utf8)
             let folder = URL(fileURLWithPath: tlsExportDir, isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            try Data((try authority.certificatePEM + "\n").utf8).write(to: folder.appendingPathComponent("ca.pem"), options: .atomic)
-            try Data(bundle.utf8).write(to: folder.appendingPathComponent("ca-bundle.pem"), options: .atomic)
+            // Readable by every user whatever the umask: the relying party reading them runs as another.
+            for (name, text) in [("ca.pem", try authority.certificatePEM + "\n"), ("ca-bundle.pem", bundle)] {
+                let file = folder.appendingPathComponent(name)
+                try Data(text.utf8).write(to: file, options: .atomic)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+            }
         } catch {
             throw CommandError("--tls-export-dir \(tlsExportDir): \(error)")
         }

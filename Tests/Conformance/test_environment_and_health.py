@@ -90,6 +90,7 @@ def test_tls_export_dir_writes_the_cas_certificate_and_bundle_but_never_its_key(
     tls_dir, exported = tmp_path / "tls", tmp_path / "exported"
     with serving("--https-port", "0", "--tls-dir", str(tls_dir), env={"MOCK_APPLEID_TLS_EXPORT_DIR": str(exported)}):
         assert sorted(path.name for path in exported.iterdir()) == ["ca-bundle.pem", "ca.pem"]
+        assert {oct(path.stat().st_mode & 0o777) for path in exported.iterdir()} == {"0o644"}
         assert (exported / "ca.pem").read_text() == (tls_dir / "ca.pem").read_text()
         assert (exported / "ca-bundle.pem").read_text().endswith((tls_dir / "ca.pem").read_text())
         assert "PRIVATE KEY" not in (exported / "ca.pem").read_text() + (exported / "ca-bundle.pem").read_text()
@@ -98,3 +99,15 @@ def test_tls_export_dir_writes_the_cas_certificate_and_bundle_but_never_its_key(
                              "cannot go with --tls-cert")):
         result = run_cli("serve", "--port", "0", *arguments)
         assert result.returncode != 0 and says in result.stderr, result.stderr
+
+
+def test_a_tls_variable_gives_way_only_to_the_other_side_of_its_pair(tmp_path):
+    # The command line's --tls-dir (a local CA) wins over a certificate file named by the environment.
+    with serving("--https-port", "0", "--tls-dir", str(tmp_path / "tls"),
+                 env={"MOCK_APPLEID_TLS_CERT": str(tmp_path / "none.pem")}) as base_url:
+        assert requests.get(f"{base_url}/__admin/health", timeout=10).ok
+    # A key from the environment goes with the command line's certificate (the two go together): the files
+    # are then read, and their absence is the error, not a missing half of the pair.
+    result = run_cli("serve", "--port", "0", "--https-port", "0", "--tls-cert", str(tmp_path / "c.pem"),
+                     env={"MOCK_APPLEID_TLS_KEY": str(tmp_path / "k.pem")})
+    assert result.returncode != 0 and "go together" not in result.stderr and "c.pem" in result.stderr, result.stderr

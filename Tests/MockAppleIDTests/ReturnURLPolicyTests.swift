@@ -9,7 +9,7 @@ struct ReturnURLPolicyTests {
 
     @Test("percent-decoding agrees with Foundation's: escapes undone, a bad escape or bytes that are not UTF-8 refused")
     func percentDecoding() {
-        for text in ["plain", "local%68ost", "b%C3%BCcher", "%2F%2f", "100%", "%4", "%zz", "%FF", "a%20b", "", "%E2%82%AC%41"] {
+        for text in ["plain", "local%68ost", "b%C3%BCcher", "%2F%2f", "100%", "%4", "%zz", "%FF", "a%20b", "", "%E2%82%AC%41", "a+b", "%00", "%C0%AF", "%ED%A0%80"] {
             #expect(text.percentDecoded == text.removingPercentEncoding, "\(text)")
         }
         #expect("b%C3%BCcher".percentDecoded == "bücher" && "%4".percentDecoded == nil && "%FF".percentDecoded == nil)

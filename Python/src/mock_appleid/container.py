@@ -28,9 +28,10 @@ from .errors import ServerStartError
 from .ready import parse_ready_file
 from .transport import call
 
-#: serve's HTTP port inside the image, and where the container writes its ready file.
+#: serve's HTTP port inside the image, and the folder the container writes its ready file in (a name of its
+#: own for each container: a /data kept from an earlier run must not hold a ready file that looks like this one's).
 HTTP_PORT = 8080
-READY_FILE = "/data/ready.json"
+READY_FOLDER = "/data"
 START_TIMEOUT_SECONDS = 60.0
 
 
@@ -45,7 +46,8 @@ class MockAppleIDContainer(DockerContainer):
         self.start_timeout = start_timeout
         self.client: Optional[MockAppleIDClient] = None
         self.with_env("MOCK_APPLEID_ADMIN_TOKEN", self.admin_token)
-        self.with_env("MOCK_APPLEID_READY_FILE", READY_FILE)
+        self.ready_file = f"{READY_FOLDER}/ready-{secrets.token_hex(8)}.json"
+        self.with_env("MOCK_APPLEID_READY_FILE", self.ready_file)
         self.with_exposed_ports(HTTP_PORT)
 
     def start(self) -> "MockAppleIDContainer":
@@ -53,7 +55,7 @@ class MockAppleIDContainer(DockerContainer):
         try:
             base_url = f"http://{self.get_container_host_ip()}:{self.get_exposed_port(HTTP_PORT)}"
             self._wait_until_ready(base_url)
-            server = parse_ready_file(self._read_file(READY_FILE), f"{READY_FILE} in the container")  # there: waited for
+            server = parse_ready_file(self._read_file(self.ready_file), f"{self.ready_file} in the container")  # there: waited for
             self.client = MockAppleIDClient(dataclasses.replace(server, base_url=base_url, https_port=None),
                                             binary=find_binary(self.binary), admin_token=self.admin_token)
         except BaseException:
@@ -82,7 +84,7 @@ class MockAppleIDContainer(DockerContainer):
         while True:
             try:
                 if call("GET", f"{base_url}/__admin/health", headers=headers).status == 200:
-                    self._read_file(READY_FILE)
+                    self._read_file(self.ready_file)
                     return
             except Exception:  # not listening yet (the port is published before the server binds it), or no ready file yet
                 pass
