@@ -9,7 +9,7 @@ import Darwin
 /// A listener that could not bind its address: which listener, which address and why, in words (the
 /// socket call's own error names neither the listener nor the port).
 public struct ListenerFailure: Error, CustomStringConvertible {
-    /// "HTTP", "HTTPS" or "SMTP relay".
+    /// "HTTP", "HTTPS" or "the SMTP relay".
     public let listener: String
     public let host: String
     public let port: Int

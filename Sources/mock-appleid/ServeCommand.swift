@@ -69,7 +69,13 @@ struct ServeCommand: AsyncParsableCommand {
         try chooseRSASigner()
         let upstream = try relayForward.map { try RelayUpstream($0).orThrow(ValidationError("--relay-forward must be HOST:PORT")) }
         if upstream != nil, smtpPort == nil { throw ValidationError("--relay-forward needs --smtp-port: it forwards what the relay's SMTP listener takes") }
-        // HTTPS's flags are checked, and the CA's certificates exported, before any store is opened or changed.
+        // The admin token and HTTPS's flags are checked, and the CA's certificates exported, before any store is
+        // opened or changed.
+        if adminToken != nil, adminTokenFile != nil { throw ValidationError("--admin-token and --admin-token-file cannot be used together") }
+        let adminToken = try self.adminToken ?? adminTokenFile.map(AdminTokenFile.read)
+        if let adminToken, !(16...256).contains(adminToken.utf8.count) || !adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+            throw ValidationError("--admin-token must be 16 to 256 printable ASCII characters without spaces")
+        }
         let https = try tls.configuration()
         try tls.exportCertificates(https)
         let loaded = try scenario.load()
@@ -115,14 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.smtpMaxConnections = smtpMaxConnections
         configuration.connections = try connectionLimits()
         configuration.accessLog = accessLog
-        if adminToken != nil, adminTokenFile != nil { throw ValidationError("--admin-token and --admin-token-file cannot be used together") }
-        let adminToken = try self.adminToken ?? adminTokenFile.map(AdminTokenFile.read)
-        if let adminToken {
-            guard (16...256).contains(adminToken.utf8.count), adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw ValidationError("--admin-token must be 16 to 256 printable ASCII characters without spaces")
-            }
-            configuration.adminToken = adminToken
-        }
+        configuration.adminToken = adminToken
         configuration.relayForward = upstream
         configuration.https = https
         let source = scenario.scenario ?? BuiltInScenario.fileName
@@ -217,17 +216,17 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
-    /// `mock-appleid serve …` parsed as the one command it is, without building the whole command tree
-    /// (CI suites start the server many times; the tree is most of the argument parser's start-up).
-    /// False, having done nothing, for any other command line and for one `serve` does not take, which
-    /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
-    /// Flags that cannot be used together (run() refuses such pairs): a variable for one of them gives way when
-    /// the command line names another.
+    /// Flags that cannot be used together (run() refuses such pairs): a variable for one side gives way when
+    /// the command line names the other.
     static let exclusiveFlags: [EnvironmentOptions.Exclusion] = [
         (["admin-token"], ["admin-token-file"]), (["state"], ["database-url"]),
         (["tls-dir"], ["tls-cert", "tls-key"]), (["tls-export-dir"], ["tls-cert", "tls-key"]),
     ]
 
+    /// `mock-appleid serve …` parsed as the one command it is, without building the whole command tree
+    /// (CI suites start the server many times; the tree is most of the argument parser's start-up).
+    /// False, having done nothing, for any other command line and for one `serve` does not take, which
+    /// the full parser then answers (help and errors word the command as `mock-appleid serve`).
     /// The flags given by `MOCK_APPLEID_*` variables (``EnvironmentOptions``) come before the command line's.
     static func runAlone(_ arguments: [String]) async -> Bool {
         guard arguments.count >= 2, arguments[1] == configuration.commandName,

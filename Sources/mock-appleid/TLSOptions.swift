@@ -47,14 +47,15 @@ struct TLSOptions: ParsableArguments {
     func exportCertificates(_ configuration: HTTPSConfiguration?) throws {
         guard let tlsExportDir, case let .localCA(directory)? = configuration?.identity else { return }
         do {
-            let authority = try LocalCertificateAuthority.loadOrCreate(in: directory).authority
-            let bundle = try String(contentsOfFile: authority.files?.bundle ?? "", encoding: .utf8)
+            // The CA, and its bundle, made or kept; a CA kept in a folder always has its files.
+            guard let files = try LocalCertificateAuthority.loadOrCreate(in: directory).authority.files else { return }
             let folder = URL(fileURLWithPath: tlsExportDir, isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            // Readable by every user whatever the umask: the relying party reading them runs as another.
-            for (name, text) in [("ca.pem", try authority.certificatePEM + "\n"), ("ca-bundle.pem", bundle)] {
-                let file = folder.appendingPathComponent(name)
-                try Data(text.utf8).write(to: file, options: .atomic)
+            // Copies of the CA folder's two public files, readable by every user whatever the umask: the
+            // relying party reading them runs as another.
+            for source in [files.certificate, files.bundle] {
+                let file = folder.appendingPathComponent(URL(fileURLWithPath: source).lastPathComponent)
+                try Data(contentsOf: URL(fileURLWithPath: source)).write(to: file, options: .atomic)
                 try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
             }
         } catch {

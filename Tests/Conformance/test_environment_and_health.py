@@ -62,6 +62,9 @@ def test_an_admin_token_file_opens_the_admin_api_to_its_token(tmp_path):
         assert result.returncode != 0 and says in result.stderr, result.stderr
     both = run_cli("serve", "--port", "0", "--admin-token", TOKEN, "--admin-token-file", str(token_file))
     assert both.returncode != 0 and "cannot be used together" in both.stderr
+    # A token that cannot be used stops serve before it makes its state file.
+    short = run_cli("serve", "--port", "0", "--state", str(tmp_path / "world.sqlite"), "--admin-token", "short")
+    assert short.returncode != 0 and "16 to 256" in short.stderr and not (tmp_path / "world.sqlite").exists()
     # A variable gives way to the command line's choice of the other flag of a pair that cannot go together.
     with serving("--admin-token-file", str(token_file), env={"MOCK_APPLEID_ADMIN_TOKEN": "from-the-environment-0123456789"}) as base_url:
         assert requests.get(f"{base_url}/__admin/health", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10).ok
