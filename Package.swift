@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MockAppleIDServer", targets: ["MockAppleIDServer"]),
         .library(name: "MockAppleIDStorage", targets: ["MockAppleIDStorage"]),
         .library(name: "MockAppleIDTesting", targets: ["MockAppleIDTesting"]),
+        .library(name: "MockAppleIDAudit", targets: ["MockAppleIDAudit"]),
         .executable(name: "mock-appleid", targets: ["mock-appleid"]),
     ],
     dependencies: [
@@ -105,7 +106,19 @@ let package = Package(
             dependencies: [
                 "MockAppleID",
                 "MockAppleIDServer",
+                "MockAppleIDAudit",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "MockAppleIDAudit",
+            dependencies: [
+                "MockAppleID",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -114,6 +127,8 @@ let package = Package(
                 "MockAppleID",
                 "MockAppleIDServer",
                 "MockAppleIDStorage",
+                "MockAppleIDTesting",
+                "MockAppleIDAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -125,6 +140,11 @@ let package = Package(
         .testTarget(
             name: "MockAppleIDTests",
             dependencies: ["MockAppleID", "SystemLibcrypto"]
+        ),
+        .testTarget(
+            name: "MockAppleIDAuditTests",
+            dependencies: ["MockAppleID", "MockAppleIDAudit", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
         .testTarget(
             name: "MockAppleIDServerTests",

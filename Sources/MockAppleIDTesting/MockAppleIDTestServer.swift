@@ -4,7 +4,7 @@ import MockAppleID
 import MockAppleIDServer
 import ServiceLifecycle
 
-/// A mock-appleid server running inside a Swift test, on 127.0.0.1 and a free port.
+/// A mock-appleid server running inside a Swift test (on 127.0.0.1 and a free port unless told otherwise).
 ///
 /// ```swift
 /// try await MockAppleIDTestServer.withRunning { server in
@@ -37,16 +37,16 @@ public struct MockAppleIDTestServer: Sendable {
     /// gracefully. `clock` lets a test start from a fixed instant (e.g. `.manual(at:)`).
     /// `clientSecret` is needed for a custom scenario whose keys are not the built-in ones. `smtp`
     /// also starts the private relay's SMTP listener on a free port (``smtpPort``); `https` an HTTPS
-    /// listener with a temporary CA (``httpsBaseURL``, ``certificateAuthority``).
+    /// listener with a temporary CA (``httpsBaseURL``, ``certificateAuthority``). `port` 0 takes a free port.
     public static func withRunning<T: Sendable>(
         scenario: Scenario? = nil, clock: MockClock? = nil, clientSecret: ClientSecret? = nil,
-        logLevel: Logger.Level = .warning, smtp: Bool = false, https: Bool = false,
+        logLevel: Logger.Level = .warning, smtp: Bool = false, https: Bool = false, host: String = "127.0.0.1", port: Int = 0,
         _ body: @Sendable (MockAppleIDTestServer) async throws -> T
     ) async throws -> T {
         let provider = try AppleIDProvider(scenario: scenario ?? BuiltInScenario.load(), clock: clock)
         let signer = try clientSecret ?? defaultClientSecret()
         let (started, continuation) = AsyncStream.makeStream(of: RunningServer.self)
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, logLevel: logLevel)
+        var configuration = ServerConfiguration(host: host, port: port, logLevel: logLevel)
         configuration.smtpPort = smtp ? 0 : nil
         configuration.https = https ? HTTPSConfiguration(port: 0, identity: .temporaryCA) : nil
         let server = MockAppleIDServer(provider: provider, configuration: configuration) {

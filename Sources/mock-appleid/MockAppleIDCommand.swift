@@ -25,6 +25,6 @@ struct MockAppleIDCommand: AsyncParsableCommand {
         commandName: "mock-appleid",
         abstract: "A local, scriptable stand-in for Sign in with Apple (appleid.apple.com).",
         subcommands: [ServeCommand.self, KeysCommand.self, ScenarioCommand.self, NativeSignInCommand.self, NotificationsCommand.self, RelayCommand.self,
-                      TransferCommand.self, ClientSecretCommand.self, TLSCommand.self, AdminAPICommand.self, HealthCommand.self],
+                      TransferCommand.self, ClientSecretCommand.self, TLSCommand.self, AdminAPICommand.self, HealthCommand.self, AuditCommand.self],
         defaultSubcommand: nil)
 }

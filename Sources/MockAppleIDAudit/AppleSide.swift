@@ -1,0 +1,75 @@
+import Foundation
+import MockAppleID
+
+/// Apple's side of the audit: the provider behind the mock server the relying party is configured
+/// with. It answers the relying party's authorize requests as a person would on the consent page,
+/// queues the misbehaviours of a case, and tells what the relying party asked of the token endpoint.
+public struct AppleSide: Sendable {
+    public let provider: AppleIDProvider
+    /// The mock server's base URL as the relying party reaches it (`http://127.0.0.1:8080`).
+    public let baseURL: URL
+
+    public init(provider: AppleIDProvider, baseURL: URL) {
+        self.provider = provider
+        self.baseURL = baseURL
+    }
+
+    /// What the person on the consent page does.
+    enum Person: Sendable {
+        case approve(persona: String, emailChoice: EmailChoice?)
+        case cancel
+    }
+
+    /// Apple's answer to the relying party's authorize request.
+    func answer(_ parameters: FormParameters, as person: Person) throws(AppleError) -> AuthorizationDelivery {
+        switch person {
+        case .cancel: return try provider.completeAuthorization(parameters, decision: .cancel)
+        case let .approve(persona, choice):
+            return try provider.completeAuthorization(parameters, decision: .approve(personaID: persona, emailChoice: choice, name: nil))
+        }
+    }
+
+    /// Makes the person's next sign-in to `clientID` a first one (Apple then sends the `user` JSON).
+    func forget(persona: String, clientID: String) { try? provider.revokeConsent(personaID: persona, clientID: clientID) }
+
+    /// Queues `kind` for the next matching request (every one while `count` is nil); returns its id.
+    @discardableResult
+    func queue(_ kind: Fault.Kind, clientID: String?, count: Int? = 1) -> Int? {
+        try? provider.queueFault(Fault(kind, clientID: clientID, count: count)).id
+    }
+
+    /// Drops every queued fault (a case's leftovers, when the relying party did not make the request).
+    func clearFaults() { provider.clearFaults() }
+
+    /// Signs with a new key from now on, published in `/auth/keys`; returns its `kid`.
+    func rotateSigningKey() throws -> String {
+        let generated = try KeyGenerator.generate(provider.keyRing().active.algorithm == .rs256 ? .rsa : .ec, kid: nil)
+        let key = try SigningKey(kid: generated.kid, algorithm: provider.keyRing().active.algorithm, pem: generated.pem)
+        try provider.changeKeys(.add(key))
+        try provider.changeKeys(.activate(kid: key.kid))
+        return key.kid
+    }
+
+    /// The journal's last sequence number now (a mark to count requests after).
+    func journalMark() -> Int { provider.journal.entries().last?.sequence ?? 0 }
+
+    /// The code exchanges at `/auth/token` for `clientID` since `mark`, with their statuses.
+    func codeExchanges(clientID: String, after mark: Int) -> [Int] {
+        provider.journal.entries(after: mark).filter { $0.endpoint == AppleEndpoint.token.rawValue && $0.clientID == clientID }.map(\.status)
+    }
+
+    /// The persona's `sub` for `clientID`'s team.
+    func subject(persona: String, clientID: String) -> String? { provider.subject(personaID: persona, clientID: clientID) }
+
+    /// Another client of `clientID`'s team (a second Services ID or a bundle ID), for a wrong `aud`.
+    func otherClient(ofTeamOf clientID: String) -> String {
+        let directory = provider.directory
+        guard let client = directory.client(clientID) else { return "com.example.other" }
+        return directory.clients.first { $0.teamID == client.teamID && $0.id != clientID }?.id ?? clientID + ".other"
+    }
+
+    /// A persona other than `persona` that can sign in, for a token naming someone else.
+    func otherPersona(than persona: String) -> String? {
+        provider.personas().first { $0.id != persona && !provider.isDeleted(personaID: $0.id) }?.id
+    }
+}

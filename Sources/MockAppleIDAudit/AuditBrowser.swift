@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The audit's browser: it sends requests to the relying party with a ``BrowserCookieJar`` and follows
+/// redirects as a browser would, but only on the relying party's host; it stops at the mock server's
+/// authorize endpoint and never goes anywhere else.
+final class AuditBrowser: Sendable {
+    /// The most redirects one navigation follows.
+    static let maxRedirects = 20
+    /// The most of a page's body kept.
+    static let bodyLimit = 1024 * 1024
+
+    /// One request and its answer.
+    struct Hop: Sendable {
+        let method: String
+        let url: URL
+        let status: Int
+        let location: String?
+        /// The cookies a SameSite rule withheld from this request.
+        let withheld: [BrowserCookieJar.Cookie]
+    }
+
+    /// Where a navigation ended.
+    enum End: Sendable {
+        /// A page that is not a redirect: its status and (bounded) body.
+        case page(status: Int, body: String)
+        /// A redirect to the mock server's authorize endpoint (not followed).
+        case authorize(URL)
+        /// A redirect to a host the audit does not visit (not followed).
+        case offsite(URL)
+        case tooManyRedirects
+        /// No answer within the time allowed.
+        case timedOut
+        /// The connection failed.
+        case failed(String)
+    }
+
+    /// What a navigation did, hop by hop.
+    struct Navigation: Sendable {
+        var hops: [Hop] = []
+        var end: End = .failed("no request sent")
+
+        /// Every cookie withheld on the way.
+        var withheld: [BrowserCookieJar.Cookie] { hops.flatMap(\.withheld) }
+        /// The final page's status; nil when it did not end on a page.
+        var finalStatus: Int? { if case let .page(status, _) = end { return status } else { return nil } }
+        var finalBody: String { if case let .page(_, body) = end { return body } else { return "" } }
+
+        /// The hops, one line each (`POST /callback → 302 /`).
+        var summary: String {
+            var lines = hops.map { hop in "\(hop.method) \(hop.url.path.isEmpty ? "/" : hop.url.path) → \(hop.status)" }
+            switch end {
+            case .page: break
+            case let .authorize(url): lines.append("→ Apple's authorize endpoint (\(url.host ?? ""))")
+            case let .offsite(url): lines.append("→ \(url.absoluteString) (another host, not followed)")
+            case .tooManyRedirects: lines.append("→ more than \(Self.redirectLimitText) redirects")
+            case .timedOut: lines.append("→ no answer in time")
+            case let .failed(reason): lines.append("→ \(reason)")
+            }
+            return lines.joined(separator: ", ")
+        }
+
+        private static let redirectLimitText = String(AuditBrowser.maxRedirects)
+    }
+
+    /// The hosts a navigation may visit, and the mock server's authorize endpoint.
+    struct Scope: Sendable {
+        /// The relying party's host name (any port on it).
+        let rpHost: String
+        /// `host:port` of the mock server.
+        let serverAuthority: String
+
+        func isAuthorize(_ url: URL) -> Bool {
+            Self.authority(url) == serverAuthority && url.path == "/auth/authorize"
+        }
+
+        func mayVisit(_ url: URL) -> Bool {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+            return url.host?.lowercased() == rpHost
+        }
+
+        static func authority(_ url: URL) -> String {
+            let scheme = url.scheme?.lowercased() ?? "http"
+            return "\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+        }
+    }
+
+    private let client: HTTPClient
+    let scope: Scope
+
+    init(scope: Scope) {
+        self.scope = scope
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // A read may wait as long as the longest case lets a request take (a slow token endpoint behind the RP).
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(65))
+        configuration.decompression = .enabled(limit: .size(Self.bodyLimit))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func shutdown() async { try? await client.shutdown() }
+
+    /// Sends `method` to `url` (with a form `body`) in `context`, then follows redirects on the relying
+    /// party's host as cross-site or same-site GETs, like the request that started them. Each request
+    /// may take up to `timeout`.
+    func navigate(_ method: String, _ url: URL, form body: String? = nil, context: BrowserCookieJar.Context,
+                  jar: inout BrowserCookieJar, timeout: TimeAmount = .seconds(15)) async -> Navigation {
+        var navigation = Navigation()
+        var method = method, url = url, body = body, context = context
+        for _ in 0...Self.maxRedirects {
+            let selection = jar.select(for: url, context: context)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = HTTPMethod(rawValue: method)
+            request.headers.add(name: "User-Agent", value: "mock-appleid-audit")
+            request.headers.add(name: "Accept", value: "text/html,application/json;q=0.9,*/*;q=0.8")
+            if let cookie = selection.header { request.headers.add(name: "Cookie", value: cookie) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response: HTTPClientResponse
+            let text: String
+            do {
+                response = try await client.execute(request, timeout: timeout)
+                text = String(buffer: try await response.body.collect(upTo: Self.bodyLimit))
+            } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+                navigation.end = .timedOut
+                return navigation
+            } catch {
+                navigation.end = .failed("\(url.absoluteString) could not be reached: \(error)")
+                return navigation
+            }
+            jar.store(setCookieHeaders: response.headers["Set-Cookie"], from: url)
+            let status = Int(response.status.code)
+            let location = response.headers.first(name: "Location")
+            navigation.hops.append(Hop(method: method, url: url, status: status, location: location, withheld: selection.withheld))
+            guard (300...399).contains(status), status != 304, let location, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                navigation.end = .page(status: status, body: text)
+                return navigation
+            }
+            if scope.isAuthorize(next) { navigation.end = .authorize(next); return navigation }
+            guard scope.mayVisit(next) else { navigation.end = .offsite(next); return navigation }
+            if status != 307 && status != 308 { method = "GET"; body = nil }
+            if case .crossSite = context { context = .crossSite(method: method) }
+            url = next
+        }
+        navigation.end = .tooManyRedirects
+        return navigation
+    }
+}

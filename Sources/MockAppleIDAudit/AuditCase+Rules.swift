@@ -1,0 +1,90 @@
+extension AuditCase {
+    private static let idTokenValidation = "OpenID Connect Core 1.0 section 3.1.3.7 (ID token validation); Apple: Verifying a user"
+    private static let jwtPractices = "RFC 8725 sections 2.1 and 3.1 (JWT best practices: algorithm choice)"
+    private static let hybridValidation = "OpenID Connect Core 1.0 section 3.3.2.11 (hybrid flow: c_hash)"
+    private static let stateRule = "RFC 6749 section 10.12 and RFC 9700 section 4.7 (CSRF protection with state)"
+
+    /// The case's rule: what Apple's side does, what the relying party must do, and the reference.
+    public var rule: Rule {
+        switch self {
+        case .idTokenSignature: return refuse("the front-channel id_token's signature does not verify", "check the signature", Self.idTokenValidation)
+        case .idTokenForeignKey: return refuse("the front-channel id_token is signed by a key that /auth/keys does not publish, under the kid of one that it does",
+                                               "check the signature against the published key", Self.idTokenValidation)
+        case .idTokenAlgNone: return refuse("the front-channel id_token says alg none and has no signature", "accept RS256 only", Self.jwtPractices)
+        case .idTokenHS256PublicKey: return refuse("the front-channel id_token is HS256, keyed with Apple's public key",
+                                                   "accept RS256 only", Self.jwtPractices)
+        case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
+                                               "refuse a token it cannot verify", Self.idTokenValidation)
+        case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
+        case .idTokenAudience: return refuse("the front-channel id_token's aud is another client of the same team", "check aud", Self.idTokenValidation)
+        case .idTokenAudienceArray: return refuse("the front-channel id_token's aud is an array: the client and another audience",
+                                                  "refuse an extra audience it does not trust", Self.idTokenValidation)
+        case .idTokenExpired: return refuse("the front-channel id_token expired an hour ago", "check exp", Self.idTokenValidation)
+        case .idTokenIssuedInFuture: return refuse("the front-channel id_token's iat is an hour ahead", "refuse a token issued in the future",
+                                                   Self.idTokenValidation)
+        case .idTokenNonce: return refuse("the front-channel id_token's nonce is not the one the relying party sent", "check nonce",
+                                          Self.idTokenValidation)
+        case .idTokenNonceMissing: return refuse("the front-channel id_token has no nonce although the relying party sent one",
+                                                 "check nonce", Self.idTokenValidation)
+        case .idTokenCodeHash: return refuse("the front-channel id_token's c_hash does not match the code", "check c_hash",
+                                             Self.hybridValidation)
+        case .idTokenSubjectMismatch: return refuse("the front-channel id_token names another person (sub) than the token endpoint's",
+                                                    "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
+        case .tokenIDTokenSignature: return refuse("/auth/token's id_token has a signature that does not verify", "check the signature",
+                                                   Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenUnknownKid: return refuse("/auth/token's id_token names a kid that /auth/keys does not publish",
+                                                    "refuse a token it cannot verify", Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenIssuer: return refuse("/auth/token's id_token's iss is not https://appleid.apple.com", "check iss", Self.tokenEndpointGrading)
+        case .tokenIDTokenAudience: return refuse("/auth/token's id_token's aud is another client id", "check aud", Self.tokenEndpointGrading)
+        case .tokenIDTokenExpired: return refuse("/auth/token's id_token expired an hour ago", "check exp", Self.tokenEndpointGrading)
+        case .tokenIDTokenIssuedInFuture: return refuse("/auth/token's id_token's iat is an hour ahead", "refuse a token issued in the future",
+                                                        Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenNonceMissing: return refuse("/auth/token's id_token has no nonce although the relying party sent one", "check nonce",
+                                                      Self.tokenEndpointGrading)
+        case .callbackStateMissing: return refuse("the form_post carries no state", "require state", Self.stateRule)
+        case .callbackStateWrong: return refuse("the form_post's state is not the one the relying party sent", "check state", Self.stateRule)
+        case .callbackStateOtherSession: return refuse("the form_post carries another browser session's state, code and id_token",
+                                                       "bind state to the browser session", Self.stateRule)
+        case .callbackReplay: return refuse("the same form_post is delivered a second time, with the cookies the first one had",
+                                            "use each code once (Apple answers invalid_grant to a second exchange)", "RFC 6749 section 4.1.2 (single-use codes)")
+        case .callbackCancel: return refuse("the form_post is error=user_cancelled_authorize", "not sign in, and answer without a 5xx",
+                                            "Apple: Incorporating Sign in with Apple into other platforms (errors)")
+        case .callbackUserEmailMismatch: return accept("the form_post's user JSON names another email than the id_token",
+                                                       "sign in with the id_token's email, never the user JSON's", Self.userJSON)
+        case .callbackUserOnReturn: return accept("a returning sign-in carries a user JSON (Apple sends it on the first consent only)",
+                                                  "sign the person in", Self.userJSON)
+        case .callbackNoEmail: return accept("the person shares no email: the id_token has none and the user JSON no email",
+                                             "sign the person in without an email", Self.userJSON)
+        case .callbackRelayEmail: return accept("the person hides their email: the id_token has a private relay address",
+                                                "sign the person in with the relay address", Self.userJSON)
+        case .callbackStringBooleans: return accept("the id_token has email_verified and is_private_email as the strings \"true\"/\"false\"",
+                                                    "accept both strings and booleans", "Apple: Authenticating users with Sign in with Apple (claims)")
+        case .cookiesSlowPerson: return accept("the person spends three minutes on Apple's page before the form_post",
+                                               "keep its state cookie across a cross-site POST (SameSite=None; Secure)",
+                                               "RFC 6265bis section 5.6.7 (SameSite; Chromium's two-minute Lax-allowing-unsafe window)")
+        case .tokenInvalidGrant: return refuse("/auth/token answers invalid_grant", "not sign in, and answer without a 5xx", Self.tokenErrors)
+        case .tokenServerError: return refuse("/auth/token answers 503", "not sign in, and answer without a 5xx", Self.tokenErrors)
+        case .tokenSlow: return Rule(appleSide: "/auth/token answers after 10 seconds", expectation: .acceptOrRefuse,
+                                     rpMust: "sign in when the answer comes, or refuse cleanly", missIsWarning: true, reference: Self.tokenErrors)
+        case .keysRotation: return accept("Apple signs with a new key (new kid) after the relying party cached /auth/keys",
+                                          "fetch /auth/keys again for an unknown kid", "Apple: Fetch Apple's public key for verifying token signature")
+        case .keysUnreachable: return refuse("Apple signs with a new key and /auth/keys answers 503",
+                                             "refuse a token it cannot verify", Self.idTokenValidation)
+        }
+    }
+
+    private static let userJSON = "Apple: Incorporating Sign in with Apple into other platforms (the user object)"
+    private static let tokenErrors = "Apple: Generate and validate tokens (error responses)"
+    private static let tokenEndpointGrading = "OpenID Connect Core 1.0 section 3.1.3.7 (TLS may stand in for the signature of a token fetched directly)"
+
+    private func refuse(_ apple: String, _ must: String, _ reference: String, warning: Bool = false) -> Rule {
+        Rule(appleSide: apple, expectation: .refuse, rpMust: must, missIsWarning: warning, reference: reference)
+    }
+
+    private func accept(_ apple: String, _ must: String, _ reference: String) -> Rule {
+        Rule(appleSide: apple, expectation: .accept, rpMust: must, missIsWarning: false, reference: reference)
+    }
+
+    /// Whether the case needs the identity token delivered with the code (`response_type=code id_token`).
+    var needsFrontChannelToken: Bool { id.hasPrefix("id_token.") }
+}

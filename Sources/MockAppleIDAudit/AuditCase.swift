@@ -1,0 +1,94 @@
+/// One thing the audit makes Apple's side do wrong (or unusually), named by a stable id that the table,
+/// the JSON, the JUnit report and `--cases` all use. The list of cases is this enum; everything else
+/// (the docs' table, `audit --list-cases`) is derived from it.
+///
+/// Cases run in this order; the key cases come last, since the new signing keys they make stay.
+public enum AuditCase: String, CaseIterable, Sendable, Codable {
+    // The identity token delivered with the code (`response_type=code id_token`).
+    case idTokenSignature = "id_token.signature"
+    case idTokenForeignKey = "id_token.foreign_key"
+    case idTokenAlgNone = "id_token.alg_none"
+    case idTokenHS256PublicKey = "id_token.hs256_public_key"
+    case idTokenUnknownKid = "id_token.unknown_kid"
+    case idTokenIssuer = "id_token.iss"
+    case idTokenAudience = "id_token.aud"
+    case idTokenAudienceArray = "id_token.aud_array"
+    case idTokenExpired = "id_token.expired"
+    case idTokenIssuedInFuture = "id_token.iat_future"
+    case idTokenNonce = "id_token.nonce"
+    case idTokenNonceMissing = "id_token.nonce_missing"
+    case idTokenCodeHash = "id_token.c_hash"
+    case idTokenSubjectMismatch = "id_token.sub_mismatch"
+    // The identity token `/auth/token` answers the code exchange with.
+    case tokenIDTokenSignature = "token_id_token.signature"
+    case tokenIDTokenUnknownKid = "token_id_token.unknown_kid"
+    case tokenIDTokenIssuer = "token_id_token.iss"
+    case tokenIDTokenAudience = "token_id_token.aud"
+    case tokenIDTokenExpired = "token_id_token.expired"
+    case tokenIDTokenIssuedInFuture = "token_id_token.iat_future"
+    case tokenIDTokenNonceMissing = "token_id_token.nonce_missing"
+    // Apple's form_post to the return URL.
+    case callbackStateMissing = "callback.state_missing"
+    case callbackStateWrong = "callback.state_wrong"
+    case callbackStateOtherSession = "callback.state_other_session"
+    case callbackReplay = "callback.replay"
+    case callbackCancel = "callback.cancel"
+    case callbackUserEmailMismatch = "callback.user_email_mismatch"
+    case callbackUserOnReturn = "callback.user_on_return"
+    case callbackNoEmail = "callback.no_email"
+    case callbackRelayEmail = "callback.relay_email"
+    case callbackStringBooleans = "callback.string_booleans"
+    // The browser between Apple and the relying party.
+    case cookiesSlowPerson = "cookies.slow_person"
+    // The token endpoint.
+    case tokenInvalidGrant = "token.invalid_grant"
+    case tokenServerError = "token.server_error"
+    case tokenSlow = "token.slow"
+    // The signing keys: rotated while the relying party holds a cached copy, then again while /auth/keys is down.
+    case keysRotation = "keys.rotation"
+    case keysUnreachable = "keys.unreachable"
+
+    /// The stable id (`id_token.signature`).
+    public var id: String { rawValue }
+
+    /// What the relying party is expected to do.
+    public enum Expectation: String, Sendable, Codable {
+        /// It must not sign the person in.
+        case refuse
+        /// It must sign the person in.
+        case accept
+        /// It may sign the person in when the answer comes, or refuse cleanly.
+        case acceptOrRefuse
+    }
+
+    /// What a case asks of the relying party, and how a miss is graded.
+    public struct Rule: Sendable {
+        /// What Apple's side does, in plain words.
+        public let appleSide: String
+        public let expectation: Expectation
+        /// What the relying party must (or should) do.
+        public let rpMust: String
+        /// True when a miss is a WARN (a should), not a FAIL.
+        public let missIsWarning: Bool
+        /// Where the rule comes from.
+        public let reference: String
+    }
+
+    /// The cases whose id matches one of `patterns` (an id, or a prefix ending in `*`, such as `id_token.*`).
+    /// Nil when a pattern matches no case.
+    public static func selected(by patterns: [String]) -> (cases: [AuditCase], unmatched: [String]) {
+        var unmatched: [String] = []
+        var chosen = Set<AuditCase>()
+        for pattern in patterns {
+            let matches = allCases.filter { $0.matches(pattern) }
+            if matches.isEmpty { unmatched.append(pattern) }
+            chosen.formUnion(matches)
+        }
+        return (allCases.filter(chosen.contains), unmatched)
+    }
+
+    private func matches(_ pattern: String) -> Bool {
+        guard pattern.hasSuffix("*") else { return id == pattern }
+        return id.hasPrefix(pattern.dropLast())
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import MockAppleID
+import NIOCore
+
+/// The steps every case is made of: a browser starts a sign-in at the relying party, the person
+/// answers on Apple's side, Apple's answer reaches the return URL as a browser delivers it, and the
+/// signed-in page tells whether the person is signed in.
+struct AuditSession: Sendable {
+    let configuration: AuditConfiguration
+    let apple: AppleSide
+    let browser: AuditBrowser
+
+    /// A browser session that has reached Apple's authorize endpoint.
+    struct Attempt: Sendable {
+        var jar: BrowserCookieJar
+        /// The relying party's authorize request.
+        let request: FormParameters
+        /// How the browser got there.
+        let start: AuditBrowser.Navigation
+
+        var clientID: String { request.first("client_id") ?? "" }
+        var nonce: String? { request.first("nonce") }
+        var sendsFrontChannelToken: Bool { request.first("response_type")?.split(separator: " ").contains("id_token") ?? false }
+    }
+
+    /// What the relying party did with one answer.
+    struct Observation: Sendable {
+        let callback: AuditBrowser.Navigation
+        let signedIn: SignedInCheck
+        /// The statuses of the code exchanges it made at `/auth/token` meanwhile.
+        let exchanges: [Int]
+    }
+
+    /// The signed-in page's answer.
+    struct SignedInCheck: Sendable {
+        let status: Int?
+        let body: String
+        /// 2xx, and showing the person when the learning step found how it shows them.
+        let signedIn: Bool
+    }
+
+    /// Follows the start URL in a fresh browser until the relying party sends it to Apple's authorize endpoint.
+    func begin() async throws(AuditFailure) -> Attempt {
+        var jar = BrowserCookieJar()
+        let start = await browser.navigate("GET", configuration.startURL, context: .sameSite, jar: &jar)
+        let authorize: URL
+        switch start.end {
+        case let .authorize(url): authorize = url
+        case let .page(_, body):
+            guard let found = AuthorizeLink.find(in: body, serverBaseURL: apple.baseURL) else {
+                throw AuditFailure("the start URL never reached Apple's authorize endpoint at \(apple.baseURL.absoluteString)/auth/authorize (\(start.summary)); "
+                                   + "is the relying party configured with this server?")
+            }
+            authorize = found
+        case .offsite(let url):
+            throw AuditFailure("the start URL led to \(url.absoluteString), which is neither the relying party nor this server (\(start.summary)); "
+                               + "is the relying party configured with \(apple.baseURL.absoluteString)?")
+        case .tooManyRedirects, .timedOut, .failed:
+            throw AuditFailure("the start URL did not lead to Apple's authorize endpoint: \(start.summary)")
+        }
+        let request: FormParameters
+        do { request = try FormParameters(urlEncoded: authorize.query ?? "") } catch {
+            throw AuditFailure("the relying party's authorize request cannot be read: \(error)")
+        }
+        return Attempt(jar: jar, request: request, start: start)
+    }
+
+    /// Apple's answer to the attempt's request as `person` gives it.
+    func answer(_ attempt: Attempt, as person: AppleSide.Person) throws(AuditFailure) -> AuthorizationDelivery {
+        do { return try apple.answer(attempt.request, as: person) } catch {
+            throw AuditFailure("Apple's side refused the relying party's authorize request: \(error.code.rawValue) (\(error.reason))")
+        }
+    }
+
+    /// Delivers `fields` to the return URL as a browser does after the person spent `dwell` seconds on
+    /// Apple's page: a cross-site form_post, or a cross-site GET for `response_mode=query`.
+    func deliver(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, jar: inout BrowserCookieJar,
+                 dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> AuditBrowser.Navigation {
+        jar.pass(dwell ?? configuration.secondsOnApplesPage)
+        let encoded = FormParameters(fields).urlEncoded
+        guard let redirect = URL(string: delivery.redirectURI) else { return AuditBrowser.Navigation(end: .failed("the return URL is not a URL")) }
+        switch delivery.mode {
+        case .query:
+            let separator = delivery.redirectURI.contains("?") ? "&" : "?"
+            let url = URL(string: delivery.redirectURI + separator + encoded) ?? redirect
+            return await browser.navigate("GET", url, context: .crossSite(method: "GET"), jar: &jar, timeout: timeout)
+        case .formPost, .fragment, .webMessage:
+            return await browser.navigate("POST", redirect, form: encoded, context: .crossSite(method: "POST"), jar: &jar, timeout: timeout)
+        }
+    }
+
+    /// Asks the signed-in page, as the relying party's own page would (same-site), whether `jar` is signed in.
+    func checkSignedIn(_ jar: inout BrowserCookieJar, needle: String?) async -> SignedInCheck {
+        let page = await browser.navigate("GET", configuration.signedInURL, context: .sameSite, jar: &jar)
+        let status = page.finalStatus
+        let success = status.map { (200...299).contains($0) } ?? false
+        return SignedInCheck(status: status, body: page.finalBody, signedIn: success && (needle.map { page.finalBody.contains($0) } ?? true))
+    }
+
+    /// Delivers `fields`, then asks the signed-in page; the code exchanges made meanwhile are counted.
+    func observe(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt, needle: String?,
+                 dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> Observation {
+        let mark = apple.journalMark()
+        let callback = await deliver(fields, of: delivery, jar: &attempt.jar, dwell: dwell, timeout: timeout)
+        let check = await checkSignedIn(&attempt.jar, needle: needle)
+        return Observation(callback: callback, signedIn: check, exchanges: apple.codeExchanges(clientID: attempt.clientID, after: mark))
+    }
+}
+
+/// Finds a link to the authorize endpoint on a relying party's page (a button that is a link or a form
+/// rather than a redirect).
+enum AuthorizeLink {
+    static func find(in page: String, serverBaseURL: URL) -> URL? {
+        let prefix = serverBaseURL.absoluteString.hasSuffix("/") ? serverBaseURL.absoluteString + "auth/authorize" : serverBaseURL.absoluteString + "/auth/authorize"
+        guard let start = page.range(of: prefix) else { return nil }
+        let tail = page[start.lowerBound...].prefix { !"\"'<> \n".contains($0) }
+        return URL(string: tail.replacingOccurrences(of: "&amp;", with: "&"))
+    }
+}

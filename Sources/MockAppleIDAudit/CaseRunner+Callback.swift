@@ -1,0 +1,108 @@
+import Foundation
+import MockAppleID
+
+extension CaseRunner {
+    /// Three minutes on Apple's page: a cookie with no SameSite no longer rides the form_post.
+    static let slowPersonSeconds: TimeInterval = 180
+    /// The email a forged `user` JSON names.
+    static let forgedEmail = "audit.forged.address@example.net"
+
+    /// Apple's form_post changed one way: its state, its `user` JSON, delivered twice or to another
+    /// browser session, or for an unusual person (no email, a relay address).
+    func playCallback(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        switch auditCase {
+        case .callbackStateOtherSession: return try await playOtherSession()
+        case .callbackReplay: return try await playReplay()
+        case .callbackNoEmail: return try await playNoEmail()
+        case .callbackRelayEmail: return try await playRelayEmail()
+        default: break
+        }
+        var attempt = try await firstSignIn()
+        if auditCase == .callbackUserOnReturn {
+            // A consent given now makes the sign-in below a returning one.
+            _ = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        }
+        let person: AppleSide.Person = auditCase == .callbackCancel ? .cancel : .approve(persona: persona, emailChoice: .share)
+        let delivery = try session.answer(attempt, as: person)
+        var fields = delivery.fields.pairs
+        var forbiddenEmail: String?
+        switch auditCase {
+        case .callbackStateMissing:
+            if attempt.request.first("state") == nil { return .skipped("the relying party sends no state") }
+            fields = fields.replacing("state", with: nil)
+        case .callbackStateWrong:
+            if attempt.request.first("state") == nil { return .skipped("the relying party sends no state") }
+            fields = fields.replacing("state", with: "audit-not-your-state-" + RandomToken.make())
+        case .callbackUserEmailMismatch:
+            guard let user = delivery["user"], let object = JSONValue.parse(Data(user.utf8)), object["email"] != nil else {
+                return .skipped("the relying party asks for no email scope, so Apple sends no email in the user JSON")
+            }
+            fields = fields.replacing("user", with: object.setting("email", .string(Self.forgedEmail)).serialized)
+            forbiddenEmail = Self.forgedEmail
+        case .callbackUserOnReturn:
+            let named = apple.provider.persona(persona)
+            var user: [(String, JSONValue)] = [("name", .object([("firstName", .string(named?.firstName ?? "Audit")),
+                                                                 ("lastName", .string(named?.lastName ?? "Person"))]))]
+            if let email = sharedEmail() { user.append(("email", .string(email))) }
+            fields = fields.replacing("user", with: JSONValue.object(user).serialized)
+        default: break
+        }
+        let dwell = auditCase == .cookiesSlowPerson ? Self.slowPersonSeconds : nil
+        let observation = await session.observe(fields, of: delivery, attempt: &attempt,
+                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID), dwell: dwell)
+        var played = Played(observation: observation, forbiddenEmail: forbiddenEmail)
+        if auditCase == .cookiesSlowPerson, let withheld = observation.callback.hops.first?.withheld, !withheld.isEmpty {
+            played.evidence.append("withheld from the form_post after \(Int(Self.slowPersonSeconds)) s: \(withheld.map(\.label).joined(separator: ", "))")
+        }
+        return .played(played)
+    }
+
+    /// Another browser's answer (its state, code and token) delivered to this browser.
+    private func playOtherSession() async throws(AuditFailure) -> Outcome {
+        var victim = try await session.begin()
+        let other = try await firstSignIn()
+        if other.request.first("state") == nil { return .skipped("the relying party sends no state") }
+        let delivery = try session.answer(other, as: .approve(persona: persona, emailChoice: .share))
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &victim,
+                                                needle: needle(email: sharedEmail(), clientID: victim.clientID))
+        return .played(Played(observation: observation))
+    }
+
+    /// The honest answer delivered, then delivered again with the cookies the browser had before the first.
+    private func playReplay() async throws(AuditFailure) -> Outcome {
+        var attempt = try await firstSignIn()
+        let before = attempt.jar
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        let needle = needle(email: sharedEmail(), clientID: attempt.clientID)
+        let first = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needle: needle)
+        guard first.signedIn.signedIn else { return .skipped("the first delivery did not sign the person in (\(first.callback.summary))") }
+        var replay = AuditSession.Attempt(jar: before, request: attempt.request, start: attempt.start)
+        let second = await session.observe(delivery.fields.pairs, of: delivery, attempt: &replay, needle: needle)
+        return .played(Played(observation: second, evidence: ["the first delivery signed the person in"]))
+    }
+
+    /// A person who shares no email (a persona of the scenario without one).
+    private func playNoEmail() async throws(AuditFailure) -> Outcome {
+        guard let person = apple.provider.personas().first(where: { $0.email == nil && !apple.provider.isDeleted(personaID: $0.id) }) else {
+            return .skipped("the scenario has no persona without an email")
+        }
+        var attempt = try await session.begin()
+        apple.forget(persona: person.id, clientID: attempt.clientID)
+        let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needle: needle(persona: person.id, email: nil, clientID: attempt.clientID))
+        return .played(Played(observation: observation, evidence: ["persona \(person.id), who has no email"]))
+    }
+
+    /// The person hides their email: the token carries a private relay address.
+    private func playRelayEmail() async throws(AuditFailure) -> Outcome {
+        var attempt = try await firstSignIn()
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .hide))
+        let relay = try? apple.provider.relayAddress(personaID: persona, app: attempt.clientID)
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needle: needle(email: relay, clientID: attempt.clientID))
+        // The next sign-in shares the email again.
+        apple.forget(persona: persona, clientID: attempt.clientID)
+        return .played(Played(observation: observation, evidence: relay.map { ["relay address \($0)"] } ?? []))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import MockAppleID
+import NIOCore
+
+/// Plays each case and judges what the relying party did against the learning step's yardstick.
+struct CaseRunner: Sendable {
+    let session: AuditSession
+    let learned: Learned
+    /// A private key of Apple's kind that `/auth/keys` never publishes.
+    let foreignPEM: String
+
+    var apple: AppleSide { session.apple }
+    var persona: String { session.configuration.persona }
+
+    init(session: AuditSession, learned: Learned) throws(AuditFailure) {
+        self.session = session
+        self.learned = learned
+        do { foreignPEM = try TokenForgery.newForeignKey(session.apple.provider.keyRing().active.algorithm) } catch {
+            throw AuditFailure("could not make a key for forged tokens: \(error)")
+        }
+    }
+
+    /// What playing a case produced.
+    enum Outcome: Sendable {
+        /// The case does not apply, and why.
+        case skipped(String)
+        case played(Played)
+    }
+
+    /// One case's observation and how to read it.
+    struct Played: Sendable {
+        let observation: AuditSession.Observation
+        /// A code exchange after a broken front-channel token counts as accepting it.
+        var exchangeMeansAccepted = false
+        /// An email the signed-in page must not show.
+        var forbiddenEmail: String?
+        var evidence: [String] = []
+    }
+
+    /// Plays `auditCase` and judges it; queued faults are cleared after it, whatever it did.
+    func run(_ auditCase: AuditCase) async -> CaseResult {
+        let outcome: Outcome
+        do { outcome = try await play(auditCase) } catch { outcome = .skipped("could not be played: \(error.description)") }
+        apple.clearFaults()
+        return Judge.judge(auditCase, outcome)
+    }
+
+    private func play(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        switch auditCase {
+        case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer,
+             .idTokenAudience, .idTokenAudienceArray, .idTokenExpired, .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing,
+             .idTokenCodeHash, .idTokenSubjectMismatch, .callbackStringBooleans:
+            return try await playFrontChannel(auditCase)
+        case .tokenIDTokenSignature: return try await playTokenFault(.idToken(.badSignature))
+        case .tokenIDTokenUnknownKid: return try await playTokenFault(.idToken(.unknownKid))
+        case .tokenIDTokenIssuer: return try await playTokenFault(.idToken(.wrongIssuer))
+        case .tokenIDTokenAudience: return try await playTokenFault(.idToken(.wrongAudience))
+        case .tokenIDTokenExpired: return try await playTokenFault(.idToken(.expired))
+        case .tokenIDTokenIssuedInFuture: return try await playTokenFault(.idToken(.notYetValid))
+        case .tokenIDTokenNonceMissing: return try await playTokenFault(.idToken(.noNonce), needsNonce: true)
+        case .tokenInvalidGrant: return try await playTokenFault(.tokenError(.invalidGrant))
+        case .tokenServerError: return try await playTokenFault(.tokenServerError(status: 503))
+        case .tokenSlow: return try await playTokenFault(.tokenDelay(seconds: 10), timeout: .seconds(60))
+        case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .callbackReplay, .callbackCancel,
+             .callbackUserEmailMismatch, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson:
+            return try await playCallback(auditCase)
+        case .keysRotation, .keysUnreachable:
+            return try await playKeys(auditCase)
+        }
+    }
+
+    /// A fresh browser at Apple's page, the person's consent forgotten so that this sign-in is a first one.
+    func firstSignIn() async throws(AuditFailure) -> AuditSession.Attempt {
+        let attempt = try await session.begin()
+        apple.forget(persona: persona, clientID: attempt.clientID)
+        return attempt
+    }
+
+    /// What the signed-in page shows of `persona` signed in with `email`, as the learning step found.
+    func needle(persona: String? = nil, email: String?, clientID: String) -> String? {
+        switch learned.shows {
+        case .subject: return apple.subject(persona: persona ?? self.persona, clientID: clientID)
+        case .email: return email
+        case .nothing: return nil
+        }
+    }
+
+    /// The email Apple's side gives `persona` for `clientID` when they share it.
+    func sharedEmail(of persona: String? = nil) -> String? { apple.provider.persona(persona ?? self.persona)?.email }
+
+    /// The relying party's code exchange gets `fault` (an identity token broken one way, or the token
+    /// endpoint failing); a relying party that never exchanges the code skips the case.
+    private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
+        var attempt = try await firstSignIn()
+        if needsNonce, attempt.nonce == nil { return .skipped("the relying party sends no nonce, so the token endpoint's token carries none to check") }
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        apple.queue(fault, clientID: attempt.clientID)
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID), timeout: timeout)
+        if observation.exchanges.isEmpty { return .skipped("the relying party never exchanged the code at /auth/token") }
+        return .played(Played(observation: observation))
+    }
+
+    /// How long after its last fetch of `/auth/keys` a relying party is given before a rotation: libraries
+    /// refetch at most once in a while (PyJWT's `PyJWKClient` every 30 seconds), and Apple never rotates
+    /// seconds after a fetch.
+    static let refetchPause: TimeInterval = 31
+
+    private func playKeys(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        var evidence: [String] = []
+        if auditCase == .keysRotation, let waited = await waitForRefetchPause() {
+            evidence.append("waited \(Int(waited.rounded())) s after the relying party's last fetch of /auth/keys")
+        }
+        var attempt = try await firstSignIn()
+        let kid: String
+        do { kid = try apple.rotateSigningKey() } catch { throw AuditFailure("could not rotate the signing key: \(error)") }
+        if auditCase == .keysUnreachable { apple.queue(.keysUnavailable(status: 503), clientID: nil, count: nil) }
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID))
+        return .played(Played(observation: observation, evidence: evidence + ["Apple signs with the new key \(kid)"]))
+    }
+
+    /// Waits until the relying party's last fetch of `/auth/keys` is ``refetchPause`` old (on the server's
+    /// clock, and never longer than that in real time); returns how long it waited, nil when it did not.
+    private func waitForRefetchPause() async -> TimeInterval? {
+        let fetches = apple.provider.journal.entries().filter { $0.endpoint == AppleEndpoint.keys.rawValue }
+        guard let last = fetches.last else { return nil }
+        let age = apple.provider.clock.now.timeIntervalSince(last.time)
+        guard age < Self.refetchPause else { return nil }
+        let wait = min(Self.refetchPause - age, Self.refetchPause)
+        try? await Task.sleep(for: .seconds(wait))
+        return wait
+    }
+}
+
+extension Array where Element == FormParameters.Pair {
+    /// These fields with `name` set to `value` (nil: removed), in place.
+    func replacing(_ name: String, with value: String?) -> [FormParameters.Pair] {
+        guard let value else { return filter { $0.name != name } }
+        guard contains(where: { $0.name == name }) else { return self + [.init(name, value)] }
+        return map { $0.name == name ? .init(name, value) : $0 }
+    }
+}

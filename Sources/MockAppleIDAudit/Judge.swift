@@ -1,0 +1,96 @@
+import Foundation
+
+/// Turns what the relying party did in a case into a verdict, with the evidence for it.
+enum Judge {
+    /// Cases where the relying party should also answer without a 5xx of its own.
+    private static let answersCleanly: Set<AuditCase> = [.callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow]
+
+    static func judge(_ auditCase: AuditCase, _ outcome: CaseRunner.Outcome) -> CaseResult {
+        let rule = auditCase.rule
+        let expected = rule.rpMust
+        let played: CaseRunner.Played
+        switch outcome {
+        case let .skipped(reason):
+            return CaseResult(id: auditCase.id, verdict: .skip, appleSide: rule.appleSide, expected: expected, seen: reason, evidence: [])
+        case let .played(value):
+            played = value
+        }
+        let observation = played.observation
+        var evidence = played.evidence
+        evidence.append("callback: \(observation.callback.summary)")
+        if let status = observation.callback.finalStatus, status >= 400, let text = PageText.excerpt(observation.callback.finalBody) {
+            evidence.append("callback page: \(text)")
+        }
+        evidence.append("signed-in page: \(observation.signedIn.status.map(String.init) ?? "no answer")")
+        evidence.append(observation.exchanges.isEmpty ? "no code exchange at /auth/token"
+                        : "code exchanges at /auth/token: " + observation.exchanges.map(String.init).joined(separator: ", "))
+        let withheld = observation.callback.withheld
+        if !withheld.isEmpty, auditCase != .cookiesSlowPerson {
+            evidence.append("cookies withheld by SameSite: " + withheld.map(\.label).joined(separator: ", "))
+        }
+
+        let signedIn = observation.signedIn.signedIn
+        let exchanged = played.exchangeMeansAccepted && observation.exchanges.contains(200)
+        let serverError = observation.callback.hops.contains { $0.status >= 500 }
+        let timedOut: Bool = { if case .timedOut = observation.callback.end { return true } else { return false } }()
+        let unclean = answersCleanly.contains(auditCase) && (serverError || timedOut)
+        let uncleanText = timedOut ? "its callback did not answer within a minute" : "its callback answered a 5xx"
+
+        let verdict: Verdict
+        let seen: String
+        switch rule.expectation {
+        case .refuse:
+            if signedIn || exchanged {
+                verdict = rule.missIsWarning ? .warn : .fail
+                seen = signedIn ? "signed the person in" : "exchanged the code after receiving the broken token"
+            } else if unclean {
+                verdict = .warn
+                seen = "did not sign in, but \(uncleanText)"
+            } else {
+                verdict = .pass
+                seen = "did not sign in"
+            }
+        case .accept:
+            if let forbidden = played.forbiddenEmail, observation.signedIn.body.contains(forbidden) {
+                verdict = .fail
+                seen = "signed the person in with the user JSON's email, not the token's"
+            } else if signedIn {
+                verdict = .pass
+                seen = "signed the person in"
+            } else {
+                verdict = .fail
+                seen = observation.callback.hops.first.map { "did not sign in (its callback answered \($0.status))" } ?? "did not sign in"
+            }
+        case .acceptOrRefuse:
+            if signedIn {
+                verdict = .pass
+                seen = "signed the person in when the answer came"
+            } else if unclean {
+                verdict = .warn
+                seen = "did not sign in, and \(uncleanText)"
+            } else {
+                verdict = .pass
+                seen = "refused cleanly"
+            }
+        }
+        return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: evidence)
+    }
+}
+
+/// A page's text without its markup, cut short, for evidence.
+enum PageText {
+    static let limit = 200
+
+    static func excerpt(_ page: String) -> String? {
+        var text = ""
+        var inTag = false
+        for character in page.prefix(4096) {
+            if character == "<" { inTag = true } else if character == ">" { inTag = false; text.append(" ") } else if !inTag { text.append(character) }
+        }
+        let entities = [("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")]
+        let decoded = entities.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+        let words = decoded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !words.isEmpty else { return nil }
+        return words.count <= limit ? words : String(words.prefix(limit)) + "…"
+    }
+}

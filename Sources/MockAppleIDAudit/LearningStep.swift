@@ -1,0 +1,111 @@
+import Foundation
+import MockAppleID
+
+/// What an honest sign-in and a cancelled one look like at this relying party: the yardstick every
+/// case is judged against.
+struct Learned: Sendable {
+    /// The relying party's authorize request in the honest sign-in.
+    let request: FormParameters
+    /// What the signed-in page shows of the person: their `sub`, their email, or nothing (then the
+    /// page's status alone tells).
+    let shows: Shows
+    let summary: [String]
+
+    enum Shows: Sendable { case subject, email, nothing }
+}
+
+/// The learning step: one honest sign-in, which must succeed (or the audit explains why it did not and
+/// stops), and one cancelled one.
+enum LearningStep {
+    static func run(_ session: AuditSession) async throws(AuditFailure) -> Learned {
+        let persona = session.configuration.persona
+        var empty = BrowserCookieJar()
+        let before = await session.checkSignedIn(&empty, needle: nil)
+
+        var attempt = try await session.begin()
+        let request = attempt.request
+        session.apple.forget(persona: persona, clientID: attempt.clientID)
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        guard delivery.mode == .formPost || delivery.mode == .query else {
+            throw AuditFailure("the relying party asks for response_mode=\(delivery.mode.rawValue), which only a page's script can read; "
+                               + "the audit drives relying parties that receive Apple's answer on their server (form_post or query)")
+        }
+        let honest = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needle: nil)
+        guard honest.signedIn.signedIn else {
+            throw AuditFailure("the honest sign-in did not succeed: " + explain(honest, attempt: attempt, session: session))
+        }
+        let shows = shows(honest.signedIn.body, session: session, clientID: attempt.clientID, token: delivery["id_token"])
+        if shows == .nothing, before.signedIn {
+            throw AuditFailure("the signed-in page answers \(before.status ?? 0) to a browser with no session and does not show the person after a sign-in, "
+                               + "so the audit cannot tell signed in from not; give a --signed-in page that answers 2xx only to a signed-in session")
+        }
+
+        var cancelled = try await session.begin()
+        let cancelDelivery = try session.answer(cancelled, as: .cancel)
+        let cancel = await session.observe(cancelDelivery.fields.pairs, of: cancelDelivery, attempt: &cancelled, needle: nil)
+
+        let showing: String
+        switch shows {
+        case .subject: showing = "it shows the person's sub"
+        case .email: showing = "it shows the person's email"
+        case .nothing: showing = "it does not show the person's sub or email, so its status alone tells"
+        }
+        let summary = [
+            "start: \(attempt.start.summary)",
+            "authorize request: " + describe(request),
+            "honest sign-in: \(honest.callback.summary); signed-in page \(honest.signedIn.status ?? 0): \(showing)",
+            "cancelled sign-in: \(cancel.callback.summary); signed-in page \(cancel.signedIn.status ?? 0)",
+        ]
+        return Learned(request: request, shows: shows, summary: summary)
+    }
+
+    private static func shows(_ body: String, session: AuditSession, clientID: String, token: String?) -> Learned.Shows {
+        if let sub = session.apple.subject(persona: session.configuration.persona, clientID: clientID), body.contains(sub) { return .subject }
+        let email = token.flatMap(TokenForgery.claims(of:))?["email"]?.stringValue ?? session.apple.provider.persona(session.configuration.persona)?.email
+        if let email, body.contains(email) { return .email }
+        return .nothing
+    }
+
+    private static func describe(_ request: FormParameters) -> String {
+        let names = ["client_id", "redirect_uri", "response_type", "response_mode", "scope"]
+        var parts = names.compactMap { name in request.first(name).map { "\(name)=\($0)" } }
+        parts.append("state: \(request.first("state") == nil ? "none" : "sent")")
+        parts.append("nonce: \(request.first("nonce") == nil ? "none" : "sent")")
+        parts.append("PKCE: \(request.first("code_challenge") == nil ? "no" : "yes")")
+        return parts.joined(separator: ", ")
+    }
+
+    /// Why an honest sign-in failed, in plain words: the likeliest cause first.
+    static func explain(_ observation: AuditSession.Observation, attempt: AuditSession.Attempt, session: AuditSession) -> String {
+        let callback = observation.callback
+        var reasons: [String] = []
+        if let withheld = callback.hops.first?.withheld, !withheld.isEmpty {
+            reasons.append("the browser withheld the relying party's cookie \(withheld.map(\.label).joined(separator: ", ")) from Apple's cross-site form_post "
+                           + "(SameSite), so the relying party never got its state back; mark it SameSite=None; Secure")
+        }
+        if !attempt.jar.refused.isEmpty {
+            reasons.append("the browser refused the relying party's cookie: \(attempt.jar.refused.joined(separator: "; "))")
+        }
+        switch callback.end {
+        case .timedOut: reasons.append("the return URL did not answer within 15 seconds")
+        case let .failed(reason): reasons.append(reason)
+        case let .offsite(url): reasons.append("the callback redirected to \(url.absoluteString), another host")
+        case .tooManyRedirects: reasons.append("the callback redirected more than \(AuditBrowser.maxRedirects) times")
+        case .page, .authorize: break
+        }
+        if let status = callback.hops.first?.status, status >= 500 { reasons.append("the return URL answered \(status)") }
+        if let status = callback.finalStatus, status >= 400, let text = PageText.excerpt(callback.finalBody) {
+            reasons.append("its page says: \(text)")
+        }
+        if observation.exchanges.isEmpty, !attempt.sendsFrontChannelToken {
+            reasons.append("the relying party never exchanged the code at /auth/token")
+        }
+        if let failed = session.apple.provider.journal.entries().last(where: { $0.endpoint == AppleEndpoint.token.rawValue && $0.status != 200 }),
+           !observation.exchanges.isEmpty, observation.exchanges.allSatisfy({ $0 != 200 }) {
+            reasons.append("its code exchange was refused: \(failed.error ?? String(failed.status)) (\(failed.reason))")
+        }
+        let check = observation.signedIn
+        reasons.append("after the callback (\(callback.summary)) the signed-in page answered \(check.status.map(String.init) ?? "nothing")")
+        return reasons.joined(separator: "; ")
+    }
+}

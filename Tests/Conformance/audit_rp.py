@@ -1,0 +1,216 @@
+"""A small Sign in with Apple relying party for the audit's tests (standard library and PyJWT).
+
+Correct by default; `--broken CHECK` leaves out exactly one check, `--cookie` chooses how the state cookie
+is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
+`--misbehave` makes it answer badly. It prints "ready PORT" once it listens.
+
+    python audit_rp.py --apple http://127.0.0.1:8080 --key Keys/AuthKey_MOCKKEY001.p8 [--port 0] [--host localhost]
+                       [--broken nonce] [--cookie none|lax|unset] [--flow hybrid|code] [--misbehave loop]
+"""
+import argparse
+import base64
+import hashlib
+import html
+import http.server
+import json
+import secrets
+import threading
+import time
+import urllib.parse
+
+import jwt
+import requests
+
+TEAM_ID = "MOCKTEAM01"
+KEY_ID = "MOCKKEY001"
+CLIENT_ID = "com.example.web"
+ISSUER = "https://appleid.apple.com"
+BROKEN_CHECKS = ["signature", "aud", "nonce", "state", "exp", "replay", "user_email"]
+
+
+class Refused(Exception):
+    """The sign-in is refused: answered with a 400 page, never a 5xx."""
+
+
+class RelyingParty:
+    def __init__(self, origin: str, apple: str, private_key: str, broken: str | None, cookie: str, flow: str):
+        self.callback = f"{origin}/callback"
+        self.apple = apple
+        self.private_key = private_key
+        self.broken = broken
+        self.cookie = cookie
+        self.flow = flow
+        self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10)
+        self.sessions: dict[str, dict] = {}
+        self.redeemed: dict[str, dict] = {}
+        self.lock = threading.Lock()
+
+    # The sign-in's start: state and nonce in a cookie, then Apple's authorize endpoint.
+    def start(self) -> tuple[str, list[str]]:
+        state, nonce = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+        query = {"client_id": CLIENT_ID, "redirect_uri": self.callback, "response_mode": "form_post", "scope": "name email",
+                 "response_type": "code id_token" if self.flow == "hybrid" else "code", "state": state, "nonce": nonce}
+        marks = {"none": "; SameSite=None; Secure", "lax": "; SameSite=Lax", "unset": ""}[self.cookie]
+        cookie = f"rp_auth={state}.{nonce}; Path=/; HttpOnly{marks}"
+        return f"{self.apple}/auth/authorize?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote), [cookie]
+
+    # Apple's form_post: checks everything, then opens a session.
+    def finish(self, form: dict, cookies: dict) -> str:
+        if "error" in form:
+            raise Refused(f"Apple says {form['error']}")
+        state, _, nonce = cookies.get("rp_auth", "").partition(".")
+        if self.broken != "state" and (not state or form.get("state") != state):
+            raise Refused("state does not match")
+        code = form.get("code") or ""
+        front = None
+        if self.flow == "hybrid":
+            front = self.verify(form.get("id_token") or "", nonce)
+            if front.get("c_hash") != token_hash(code):
+                raise Refused("c_hash does not match the code")
+        if self.broken == "replay" and code in self.redeemed:
+            claims = self.redeemed[code]  # a code seen before is not exchanged again
+        else:
+            claims = self.verify(self.exchange(code), nonce)
+            self.redeemed[code] = claims
+        if front is not None and front["sub"] != claims["sub"]:
+            raise Refused("the two identity tokens name different people")
+        email = claims.get("email")
+        user = json.loads(form["user"]) if form.get("user") else {}
+        if self.broken == "user_email" and user.get("email"):
+            email = user["email"]
+        verified = claims.get("email_verified") in (True, "true")
+        session = secrets.token_urlsafe(16)
+        with self.lock:
+            self.sessions[session] = {"sub": claims["sub"], "email": email, "verified": verified}
+        return session
+
+    def verify(self, token: str, nonce: str) -> dict:
+        try:
+            if self.broken == "signature":
+                options = {"verify_signature": False, "verify_exp": True, "verify_iat": True, "verify_aud": True, "verify_iss": True,
+                           "strict_aud": True}
+                claims = jwt.decode(token, options=options, audience=CLIENT_ID, issuer=ISSUER, leeway=60)
+            else:
+                key = self.keys.get_signing_key_from_jwt(token)
+                options = {"strict_aud": True, "verify_aud": self.broken != "aud", "verify_exp": self.broken != "exp"}
+                claims = jwt.decode(token, key, algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER, leeway=60, options=options,
+                                    require=["iss", "aud", "exp", "iat", "sub"])
+        except (jwt.PyJWTError, ValueError) as error:
+            raise Refused(f"identity token refused: {error}") from error
+        if self.broken != "nonce" and claims.get("nonce") != nonce:
+            raise Refused("nonce does not match")
+        return claims
+
+    def exchange(self, code: str) -> str:
+        now = int(time.time())
+        secret = jwt.encode({"iss": TEAM_ID, "iat": now, "exp": now + 600, "aud": ISSUER, "sub": CLIENT_ID}, self.private_key,
+                            algorithm="ES256", headers={"kid": KEY_ID})
+        form = {"client_id": CLIENT_ID, "client_secret": secret, "grant_type": "authorization_code", "code": code,
+                "redirect_uri": self.callback}
+        try:
+            answer = requests.post(f"{self.apple}/auth/token", data=form, timeout=30)
+        except requests.RequestException as error:
+            raise Refused(f"the token endpoint failed: {error}") from error
+        if answer.status_code != 200:
+            raise Refused(f"the token endpoint answered {answer.status_code}")
+        try:
+            return answer.json()["id_token"]
+        except (ValueError, KeyError) as error:
+            raise Refused("the token endpoint's answer has no id_token") from error
+
+
+def token_hash(value: str) -> str:
+    digest = hashlib.sha256(value.encode()).digest()
+    return base64.urlsafe_b64encode(digest[: len(digest) // 2]).rstrip(b"=").decode()
+
+
+MISBEHAVIOURS = ["garbage", "error", "loop", "offsite", "callback-error"]
+
+
+def make_handler(rp: RelyingParty, misbehave: str | None):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def cookies(self) -> dict:
+            pairs = (part.strip().partition("=") for part in self.headers.get("Cookie", "").split(";") if "=" in part)
+            return {name: value for name, _, value in pairs}
+
+        def answer(self, status: int, body: str, headers: list[tuple[str, str]] = ()):
+            data = body.encode()
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            path = urllib.parse.urlsplit(self.path).path
+            if path == "/login" and misbehave in ("garbage", "error", "loop", "offsite"):
+                self.answer_badly()
+            elif path == "/login":
+                location, cookies = rp.start()
+                self.answer(302, "", [("Location", location)] + [("Set-Cookie", cookie) for cookie in cookies])
+            elif path == "/me":
+                with rp.lock:
+                    session = rp.sessions.get(self.cookies().get("rp_session", ""))
+                if session is None:
+                    self.answer(401, "<p>not signed in</p>")
+                else:
+                    self.answer(200, f"<p>signed in as {html.escape(session['sub'])} ({html.escape(str(session['email']))})</p>")
+            else:
+                self.answer(404, "<p>not found</p>")
+
+        def answer_badly(self):
+            if misbehave == "garbage":
+                self.answer(200, "\x00\x01 not a page \ufffd" * 100)
+            elif misbehave == "error":
+                self.answer(500, "<p>internal error</p>")
+            elif misbehave == "loop":
+                self.answer(302, "", [("Location", "/login")])
+            else:
+                self.answer(302, "", [("Location", "http://elsewhere.invalid/login")])
+
+        def do_POST(self):
+            if urllib.parse.urlsplit(self.path).path != "/callback":
+                return self.answer(404, "<p>not found</p>")
+            if misbehave == "callback-error":
+                return self.answer(500, "<p>Traceback: something broke</p>")
+            length = min(int(self.headers.get("Content-Length", "0") or 0), 65536)
+            form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode(errors="replace")))
+            clear = ("Set-Cookie", "rp_auth=; Path=/; Max-Age=0")
+            try:
+                session = rp.finish(form, self.cookies())
+            except Refused as refusal:
+                return self.answer(400, f"<p>sign-in refused: {html.escape(str(refusal))}</p>", [clear])
+            self.answer(303, "", [("Location", "/me"), clear, ("Set-Cookie", f"rp_session={session}; Path=/; HttpOnly; SameSite=Lax")])
+
+    return Handler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--host", default="127.0.0.1", help="the host name in its own URLs (it listens on 127.0.0.1)")
+    parser.add_argument("--apple", required=True)
+    parser.add_argument("--key", required=True, help="the developer key (.p8) client secrets are signed with")
+    parser.add_argument("--broken", choices=BROKEN_CHECKS)
+    parser.add_argument("--cookie", choices=["none", "lax", "unset"], default="none")
+    parser.add_argument("--flow", choices=["hybrid", "code"], default="hybrid")
+    parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
+    arguments = parser.parse_args()
+    with open(arguments.key) as key_file:
+        private_key = key_file.read()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), http.server.BaseHTTPRequestHandler)
+    port = server.server_address[1]
+    rp = RelyingParty(f"http://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
+                      arguments.flow)
+    server.RequestHandlerClass = make_handler(rp, arguments.misbehave)
+    print(f"ready {port}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""`mock-appleid audit` against sample relying parties (audit_rp.py): a correct one scores no FAIL and no WARN,
+each deliberately broken one FAILs exactly the cases of the check it leaves out, and bad relying parties or
+bad input stop the audit with a clear message and exit status 2. The expected table of every sample is
+asserted whole."""
+import concurrent.futures
+import contextlib
+import json
+import shutil
+import pathlib
+import socket
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from server_process import ROOT, binary, serving
+from test_browser import approve_with_keyboard, require_browser
+from test_notifications import wait_for
+
+RP = pathlib.Path(__file__).with_name("audit_rp.py")
+KEY = ROOT / "Keys" / "AuthKey_MOCKKEY001.p8"
+FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_none", "id_token.hs256_public_key",
+                 "id_token.unknown_kid", "id_token.iss", "id_token.aud", "id_token.aud_array", "id_token.expired",
+                 "id_token.iat_future", "id_token.nonce", "id_token.nonce_missing", "id_token.c_hash", "id_token.sub_mismatch"]
+
+# Every sample relying party, and the verdicts that are not PASS in its audit.
+SAMPLES = {
+    "correct": ([], {}),
+    "code-flow": (["--flow", "code"], {**{case: "SKIP" for case in FRONT_CHANNEL}, "callback.string_booleans": "SKIP"}),
+    "no-signature-check": (["--broken", "signature"], {
+        "id_token.signature": "FAIL", "id_token.foreign_key": "FAIL", "id_token.alg_none": "FAIL",
+        "id_token.hs256_public_key": "FAIL", "id_token.unknown_kid": "FAIL",
+        "token_id_token.signature": "WARN", "token_id_token.unknown_kid": "WARN", "keys.unreachable": "FAIL"}),
+    "no-aud-check": (["--broken", "aud"], {"id_token.aud": "FAIL", "id_token.aud_array": "FAIL", "token_id_token.aud": "FAIL"}),
+    "no-nonce-check": (["--broken", "nonce"], {"id_token.nonce": "FAIL", "id_token.nonce_missing": "FAIL",
+                                               "token_id_token.nonce_missing": "FAIL"}),
+    "no-state-check": (["--broken", "state"], {"callback.state_missing": "FAIL", "callback.state_wrong": "FAIL"}),
+    "no-exp-check": (["--broken", "exp"], {"id_token.expired": "FAIL", "token_id_token.expired": "FAIL"}),
+    "replays-codes": (["--broken", "replay"], {"callback.replay": "FAIL"}),
+    "trusts-user-email": (["--broken", "user_email"], {"callback.user_email_mismatch": "FAIL"}),
+    "unmarked-state-cookie": (["--cookie", "unset"], {"cookies.slow_person": "FAIL"}),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def write_scenario(folder: str, origin: str) -> pathlib.Path:
+    """The built-in scenario with `origin`'s callback among the web client's return URLs."""
+    scenario = (ROOT / "Scenarios/default.yaml").read_text().replace("../Keys/", f"{ROOT}/Keys/")
+    registered = "              - http://127.0.0.1:8000/auth/apple/callback\n"
+    assert registered in scenario
+    path = pathlib.Path(folder) / "audit.yaml"
+    path.write_text(scenario.replace(registered, registered + f"              - {origin}/callback\n", 1))
+    return path
+
+
+@contextlib.contextmanager
+def sample_process(apple: str, *options: str, host: str = "127.0.0.1", port: int = 0):
+    """A sample relying party configured with the server at `apple`; yields its origin."""
+    process = subprocess.Popen([sys.executable, str(RP), "--apple", apple, "--key", str(KEY), "--host", host, "--port", str(port),
+                                *options], stdout=subprocess.PIPE, text=True)
+    try:
+        ready = process.stdout.readline().split()
+        assert ready[:1] == ["ready"], f"the sample relying party did not start: {ready}"
+        yield f"http://{host}:{ready[1]}"
+    finally:
+        process.kill()
+        process.wait()
+
+
+@contextlib.contextmanager
+def relying_party(server_port: int, *options: str):
+    """A sample relying party configured with the server on `server_port`, and a scenario listing its callback."""
+    with sample_process(f"http://127.0.0.1:{server_port}", *options) as origin, tempfile.TemporaryDirectory() as folder:
+        yield origin, write_scenario(folder, origin)
+
+
+def audit(origin: str, scenario: pathlib.Path, server_port: int, *arguments: str, signed_in: str | None = None):
+    return subprocess.run([binary(), "audit", "--start", f"{origin}/login", "--signed-in", signed_in or f"{origin}/me",
+                           "--scenario", str(scenario), "--port", str(server_port), *arguments],
+                          capture_output=True, text=True, timeout=300)
+
+
+def audit_sample(name: str):
+    options, _ = SAMPLES[name]
+    port = free_port()
+    with relying_party(port, *options) as (origin, scenario), tempfile.TemporaryDirectory() as folder:
+        junit = pathlib.Path(folder) / "audit.xml"
+        result = audit(origin, scenario, port, "--format", "json", "--junit", str(junit))
+        return result, junit.read_text() if junit.exists() else None, port
+
+
+@pytest.fixture(scope="module")
+def audits():
+    """Every sample audited at once (each audit waits on its relying party, not on the CPU)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(SAMPLES)) as pool:
+        futures = {name: pool.submit(audit_sample, name) for name in SAMPLES}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def listed_cases() -> list[str]:
+    listing = subprocess.run([binary(), "audit", "--list-cases"], capture_output=True, text=True, check=True).stdout
+    return [line.split("`")[1] for line in listing.splitlines() if line.startswith("| `")]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, name):
+    result, junit, port = audits[name]
+    _, not_passing = SAMPLES[name]
+    assert result.returncode == (1 if "FAIL" in not_passing.values() else 0), result.stderr
+    report = json.loads(result.stdout)
+    seen = [(case["id"], case["verdict"]) for case in report["cases"]]
+    assert seen == [(case, not_passing.get(case, "PASS")) for case in listed_cases()]
+    for case in report["cases"]:
+        assert set(case) == {"id", "verdict", "appleSide", "expected", "seen", "evidence"}
+    # The JUnit report says the same: one test case per audit case, failures exactly the FAILs.
+    assert junit.count("<testcase ") == len(seen)
+    assert junit.count("<failure ") == sum(verdict == "FAIL" for _, verdict in seen)
+    assert junit.count("<skipped ") == sum(verdict == "SKIP" for _, verdict in seen)
+    assert port_is_free(port), "the audit's server still listens after it exited"
+
+
+def test_docs_audit_lists_each_samples_verdicts():
+    """docs/audit.md's table of sample relying parties says what this suite asserts."""
+    rows = {line.split("`")[1]: line for line in (ROOT / "docs" / "audit.md").read_text().splitlines() if line.startswith("| `")
+            and line.split("`")[1] in SAMPLES}
+    assert set(rows) == set(SAMPLES)
+    for name, (_, not_passing) in SAMPLES.items():
+        verdicts = rows[name].split("|")[3]
+        listed = {}
+        for part in verdicts.split(";"):
+            verdict, _, ids = part.strip().partition(":")
+            listed.update({case: verdict for case in ids.split("`")[1::2]})
+        assert listed == not_passing, name
+
+
+def test_the_cases_include_every_documented_id():
+    cases = listed_cases()
+    assert len(cases) == len(set(cases))
+    assert set(FRONT_CHANNEL) <= set(cases)
+    for case in ("callback.state_other_session", "callback.replay", "callback.cancel", "cookies.slow_person", "token.slow",
+                 "keys.rotation", "keys.unreachable", "token_id_token.aud"):
+        assert case in cases
+
+
+def test_a_state_cookie_marked_lax_stops_the_audit_with_the_reason():
+    port = free_port()
+    with relying_party(port, "--cookie", "lax") as (origin, scenario):
+        result = audit(origin, scenario, port)
+    assert result.returncode == 2
+    assert "the honest sign-in did not succeed" in result.stderr
+    assert "withheld the relying party's cookie rp_auth (SameSite=Lax)" in result.stderr
+    assert result.stdout == ""
+
+
+def test_cases_are_selected_by_id_and_prefix():
+    port = free_port()
+    with relying_party(port, "--broken", "state") as (origin, scenario):
+        result = audit(origin, scenario, port, "--cases", "callback.state_*,token.invalid_grant", "--format", "json")
+    assert result.returncode == 1, result.stderr
+    verdicts = [(case["id"], case["verdict"]) for case in json.loads(result.stdout)["cases"]]
+    assert verdicts == [("callback.state_missing", "FAIL"), ("callback.state_wrong", "FAIL"),
+                        ("callback.state_other_session", "PASS"), ("token.invalid_grant", "PASS")]
+
+
+@pytest.mark.parametrize("misbehaviour, message", [
+    ("garbage", "the start URL never reached Apple's authorize endpoint"),
+    ("error", "the start URL never reached Apple's authorize endpoint"),
+    ("loop", "more than 20 redirects"),
+    ("offsite", "led to http://elsewhere.invalid/login, which is neither the relying party nor this server"),
+    ("callback-error", "the return URL answered 500"),
+])
+def test_a_relying_party_that_answers_badly_stops_the_audit(misbehaviour, message):
+    port = free_port()
+    with relying_party(port, "--misbehave", misbehaviour) as (origin, scenario):
+        result = audit(origin, scenario, port)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert port_is_free(port)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--cases", "id_token.nothing"], "no case matches id_token.nothing"),
+    (["--persona", "nobody"], "the scenario has no persona \"nobody\""),
+])
+def test_bad_input_stops_the_audit_before_it_starts(arguments, message):
+    port = free_port()
+    with relying_party(port) as (origin, scenario):
+        result = audit(origin, scenario, port, *arguments)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_a_signed_in_page_on_another_host_is_refused():
+    port = free_port()
+    with relying_party(port) as (origin, scenario):
+        result = audit(origin, scenario, port, signed_in="http://elsewhere.invalid/me")
+    assert result.returncode == 2
+    assert "--signed-in must be on the relying party's host" in result.stderr
+
+
+def test_a_taken_port_is_reported():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with relying_party(port) as (origin, scenario):
+            result = audit(origin, scenario, port)
+    assert result.returncode == 2
+    assert f"could not start the mock server on 127.0.0.1:{port}" in result.stderr
+
+
+@pytest.mark.parametrize("cookie, signs_in", [("none", True), ("lax", False), ("unset", True)])
+def test_the_audits_cookie_rules_agree_with_chromium(cookie, signs_in):
+    """For each way the sample marks its state cookie, the honest sign-in succeeds in the audit exactly when it
+    succeeds in Chromium (the relying party on localhost, the server on 127.0.0.1: a cross-site form_post)."""
+    require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    rp_port = free_port()
+    origin = f"http://localhost:{rp_port}"
+    with tempfile.TemporaryDirectory() as folder:
+        scenario = write_scenario(folder, origin)
+        with serving("--scenario", str(scenario)) as server:
+            server_port = int(server.rsplit(":", 1)[1])
+            with sample_process(server, "--cookie", cookie, host="localhost", port=rp_port):
+                options = webdriver.ChromeOptions()
+                options.binary_location = shutil.which("chromium")
+                for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+                    options.add_argument(argument)
+                driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+                try:
+                    driver.set_page_load_timeout(30)
+                    driver.get(f"{origin}/login")
+                    approve_with_keyboard(driver)
+                    page = wait_for(lambda: ("signed in as" in driver.page_source or "refused" in driver.page_source)
+                                    and driver.page_source, "the relying party's answer")
+                finally:
+                    driver.quit()
+        in_chromium = "signed in as" in page
+        # The same relying party, now audited against a server of the audit's own on the same port.
+        with sample_process(f"http://127.0.0.1:{server_port}", "--cookie", cookie, host="localhost", port=rp_port):
+            result = audit(origin, scenario, server_port, "--cases", "callback.cancel")
+    in_audit = result.returncode != 2
+    assert (in_chromium, in_audit) == (signs_in, signs_in), result.stderr
