@@ -14,14 +14,45 @@ public struct AuditConfiguration: Sendable {
     /// Seconds the person spends on Apple's page in an ordinary case (``AuditCase/cookiesSlowPerson``
     /// spends three minutes); simulated by the cookie jar's clock, never waited for.
     public var secondsOnApplesPage: TimeInterval
+    /// The relying party's iOS backend, when it has one: where its app posts the identity token.
+    public var native: NativeBackend?
+    /// The relying party's server-to-server notification endpoint, when it has one.
+    public var notificationsURL: URL?
 
     public init(startURL: URL, signedInURL: URL, persona: String = "jane", cases: [AuditCase] = AuditCase.allCases,
-                secondsOnApplesPage: TimeInterval = 5) {
+                secondsOnApplesPage: TimeInterval = 5, native: NativeBackend? = nil, notificationsURL: URL? = nil) {
         self.startURL = startURL
         self.signedInURL = signedInURL
         self.persona = persona
         self.cases = cases
         self.secondsOnApplesPage = secondsOnApplesPage
+        self.native = native
+        self.notificationsURL = notificationsURL
+    }
+}
+
+/// An iOS app's backend: the URL its app posts to after Sign in with Apple, and the body it posts.
+public struct NativeBackend: Sendable {
+    /// The placeholders a body template may use.
+    public static let placeholders = ["{identity_token}", "{authorization_code}", "{nonce}", "{user}"]
+    /// A JSON body with the credential's fields, as many apps post it.
+    public static let defaultBody = #"{"identityToken":"{identity_token}","authorizationCode":"{authorization_code}","nonce":"{nonce}"}"#
+
+    public var url: URL
+    /// The body, with ``placeholders`` for the identity token, the authorization code, the raw nonce the
+    /// app made and the `sub`; sent as JSON when it starts with `{`, as a form otherwise.
+    public var bodyTemplate: String
+    /// The app passes the SHA-256 (hex) of its raw nonce to Apple, so the token carries the hash (as
+    /// Firebase's samples do); otherwise the raw nonce itself.
+    public var hashesNonce: Bool
+    /// The app's bundle ID; nil takes the first bundle ID of the web client's team.
+    public var bundleID: String?
+
+    public init(url: URL, bodyTemplate: String = NativeBackend.defaultBody, hashesNonce: Bool = false, bundleID: String? = nil) {
+        self.url = url
+        self.bodyTemplate = bodyTemplate
+        self.hashesNonce = hashesNonce
+        self.bundleID = bundleID
     }
 }
 
@@ -46,11 +77,11 @@ public enum Audit {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
             let learned = try await LearningStep.run(session)
-            let runner = try CaseRunner(session: session, learned: learned)
+            let runner = CaseRunner(session: session, learned: learned)
             var results: [CaseResult] = []
             for (index, auditCase) in configuration.cases.enumerated() {
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id)")
-                let result = await runner.run(auditCase)
+                let result = try await runner.run(auditCase)
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id): \(result.verdict.rawValue)")
                 results.append(result)
             }
@@ -65,7 +96,9 @@ public enum Audit {
     /// Refuses what cannot be audited before any request is sent: URLs that are not http(s), a signed-in
     /// page on another host than the start URL, a persona the scenario does not have.
     private static func check(_ configuration: AuditConfiguration, apple: AppleSide) throws(AuditFailure) {
-        for (name, url) in [("--start", configuration.startURL), ("--signed-in", configuration.signedInURL)] {
+        let urls = [("--start", configuration.startURL), ("--signed-in", configuration.signedInURL)]
+            + [configuration.native.map { ("--native", $0.url) }, configuration.notificationsURL.map { ("--notifications", $0) }].compactMap { $0 }
+        for (name, url) in urls {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
                 throw AuditFailure("\(name) must be an http or https URL, not \"\(url.absoluteString)\"")
             }

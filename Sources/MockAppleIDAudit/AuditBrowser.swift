@@ -101,11 +101,11 @@ final class AuditBrowser: Sendable {
 
     func shutdown() async { try? await client.shutdown() }
 
-    /// Sends `method` to `url` (with a form `body`) in `context`, then follows redirects on the relying
-    /// party's host as cross-site or same-site GETs, like the request that started them. Each request
-    /// may take up to `timeout`.
-    func navigate(_ method: String, _ url: URL, form body: String? = nil, context: BrowserCookieJar.Context,
-                  jar: inout BrowserCookieJar, timeout: TimeAmount = .seconds(15)) async -> Navigation {
+    /// Sends `method` to `url` (with a `body`, a form unless `contentType` says otherwise) in `context`, then
+    /// follows redirects on the relying party's host as cross-site or same-site GETs, like the request that
+    /// started them. Each request may take up to `timeout`.
+    func navigate(_ method: String, _ url: URL, form body: String? = nil, contentType: String = "application/x-www-form-urlencoded",
+                  context: BrowserCookieJar.Context, jar: inout BrowserCookieJar, timeout: TimeAmount = .seconds(15)) async -> Navigation {
         var navigation = Navigation()
         var method = method, url = url, body = body, context = context
         for _ in 0...Self.maxRedirects {
@@ -116,7 +116,7 @@ final class AuditBrowser: Sendable {
             request.headers.add(name: "Accept", value: "text/html,application/json;q=0.9,*/*;q=0.8")
             if let cookie = selection.header { request.headers.add(name: "Cookie", value: cookie) }
             if let body {
-                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.headers.add(name: "Content-Type", value: contentType)
                 request.body = .bytes(ByteBuffer(string: body))
             }
             let response: HTTPClientResponse

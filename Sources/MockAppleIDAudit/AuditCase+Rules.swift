@@ -32,6 +32,18 @@ extension AuditCase {
                                                     "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
         case .tokenIDTokenSignature: return refuse("/auth/token's id_token has a signature that does not verify", "check the signature",
                                                    Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenForeignKey: return refuse("/auth/token's id_token is signed by a key /auth/keys does not publish, under the kid of one that it does",
+                                                    "check the signature against the published key", Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenAlgNone: return refuse("/auth/token's id_token says alg none and has no signature", "accept RS256 only",
+                                                 Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenHS256PublicKey: return refuse("/auth/token's id_token is HS256, keyed with Apple's public key", "accept RS256 only",
+                                                        Self.tokenEndpointGrading, warning: true)
+        case .tokenIDTokenAudienceArray: return refuse("/auth/token's id_token's aud is an array: the client and another audience",
+                                                       "refuse an extra audience it does not trust", Self.tokenEndpointGrading)
+        case .tokenIDTokenNonce: return refuse("/auth/token's id_token's nonce is not the one the relying party sent", "check nonce",
+                                               Self.tokenEndpointGrading)
+        case .tokenIDTokenSubjectMismatch: return refuse("/auth/token's id_token names another person (sub) than the front channel's",
+                                                         "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
         case .tokenIDTokenUnknownKid: return refuse("/auth/token's id_token names a kid that /auth/keys does not publish",
                                                     "refuse a token it cannot verify", Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenIssuer: return refuse("/auth/token's id_token's iss is not https://appleid.apple.com", "check iss", Self.tokenEndpointGrading)
@@ -66,6 +78,27 @@ extension AuditCase {
         case .tokenServerError: return refuse("/auth/token answers 503", "not sign in, and answer without a 5xx", Self.tokenErrors)
         case .tokenSlow: return Rule(appleSide: "/auth/token answers after 10 seconds", expectation: .acceptOrRefuse,
                                      rpMust: "sign in when the answer comes, or refuse cleanly", missIsWarning: true, reference: Self.tokenErrors)
+        case .nativeSignature: return refuse("the identity token the app posts has a signature that does not verify",
+                                             "verify it as any identity token", Self.nativeValidation)
+        case .nativeAudience: return refuse("the identity token the app posts has the web Services ID as aud, not the app's bundle ID",
+                                            "check that aud is its bundle ID", Self.nativeValidation)
+        case .nativeExpired: return refuse("the identity token the app posts expired an hour ago", "check exp", Self.nativeValidation)
+        case .nativeNonce: return refuse("the identity token the app posts carries another nonce than the app sent", "check nonce",
+                                         Self.nativeValidation)
+        case .nativeOtherTeam: return refuse("the app posts a genuine identity token, signed by Apple, for another team's app",
+                                             "check that aud is its bundle ID", Self.nativeValidation)
+        case .notificationsForged: return ignore("a consent-revoked notification signed by a key /auth/keys does not publish",
+                                                 "verify the signature", Self.notificationRule)
+        case .notificationsAudience: return ignore("a consent-revoked notification whose aud is another app", "check aud", Self.notificationRule)
+        case .notificationsIssuer: return ignore("a consent-revoked notification whose iss is not https://appleid.apple.com", "check iss",
+                                                 Self.notificationRule)
+        case .notificationsExpired: return ignore("a consent-revoked notification that expired an hour ago", "check exp", Self.notificationRule)
+        case .notificationsReplay: return ignore("a genuine consent-revoked notification posted again, after the person signed in again",
+                                                 "act on each jti once (a 2xx to a repeat is fine: Apple retries with the same jti)", Self.notificationRule)
+        case .notificationsConsentRevoked: return Rule(appleSide: "a genuine consent-revoked notification", expectation: .act,
+                                                       rpMust: "end the person's sessions and answer 2xx", missIsWarning: true, reference: Self.notificationRule)
+        case .notificationsAccountDelete: return Rule(appleSide: "a genuine account-delete notification", expectation: .act,
+                                                      rpMust: "end the person's sessions and answer 2xx", missIsWarning: true, reference: Self.notificationRule)
         case .keysRotation: return accept("Apple signs with a new key (new kid) after the relying party cached /auth/keys",
                                           "fetch /auth/keys again for an unknown kid", "Apple: Fetch Apple's public key for verifying token signature")
         case .keysUnreachable: return refuse("Apple signs with a new key and /auth/keys answers 503",
@@ -81,10 +114,14 @@ extension AuditCase {
         Rule(appleSide: apple, expectation: .refuse, rpMust: must, missIsWarning: warning, reference: reference)
     }
 
+    private static let nativeValidation = "Apple: Verifying a user (the identity token from AuthenticationServices)"
+    private static let notificationRule = "Apple: Processing changes for Sign in with Apple accounts (server-to-server notifications)"
+
+    private func ignore(_ apple: String, _ must: String, _ reference: String) -> Rule {
+        Rule(appleSide: apple, expectation: .ignore, rpMust: "not act on it, and answer non-2xx: " + must, missIsWarning: false, reference: reference)
+    }
+
     private func accept(_ apple: String, _ must: String, _ reference: String) -> Rule {
         Rule(appleSide: apple, expectation: .accept, rpMust: must, missIsWarning: false, reference: reference)
     }
-
-    /// Whether the case needs the identity token delivered with the code (`response_type=code id_token`).
-    var needsFrontChannelToken: Bool { id.hasPrefix("id_token.") }
 }

@@ -21,12 +21,18 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case idTokenSubjectMismatch = "id_token.sub_mismatch"
     // The identity token `/auth/token` answers the code exchange with.
     case tokenIDTokenSignature = "token_id_token.signature"
+    case tokenIDTokenForeignKey = "token_id_token.foreign_key"
+    case tokenIDTokenAlgNone = "token_id_token.alg_none"
+    case tokenIDTokenHS256PublicKey = "token_id_token.hs256_public_key"
     case tokenIDTokenUnknownKid = "token_id_token.unknown_kid"
     case tokenIDTokenIssuer = "token_id_token.iss"
     case tokenIDTokenAudience = "token_id_token.aud"
+    case tokenIDTokenAudienceArray = "token_id_token.aud_array"
     case tokenIDTokenExpired = "token_id_token.expired"
     case tokenIDTokenIssuedInFuture = "token_id_token.iat_future"
+    case tokenIDTokenNonce = "token_id_token.nonce"
     case tokenIDTokenNonceMissing = "token_id_token.nonce_missing"
+    case tokenIDTokenSubjectMismatch = "token_id_token.sub_mismatch"
     // Apple's form_post to the return URL.
     case callbackStateMissing = "callback.state_missing"
     case callbackStateWrong = "callback.state_wrong"
@@ -44,6 +50,20 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case tokenInvalidGrant = "token.invalid_grant"
     case tokenServerError = "token.server_error"
     case tokenSlow = "token.slow"
+    // An iOS app's backend, which takes the identity token the app posts (--native).
+    case nativeSignature = "native.signature"
+    case nativeAudience = "native.aud"
+    case nativeExpired = "native.expired"
+    case nativeNonce = "native.nonce"
+    case nativeOtherTeam = "native.other_team"
+    // The server-to-server notification endpoint (--notifications).
+    case notificationsForged = "notifications.forged"
+    case notificationsAudience = "notifications.aud"
+    case notificationsIssuer = "notifications.iss"
+    case notificationsExpired = "notifications.expired"
+    case notificationsReplay = "notifications.replay"
+    case notificationsConsentRevoked = "notifications.consent_revoked"
+    case notificationsAccountDelete = "notifications.account_delete"
     // The signing keys: rotated while the relying party holds a cached copy, then again while /auth/keys is down.
     case keysRotation = "keys.rotation"
     case keysUnreachable = "keys.unreachable"
@@ -59,6 +79,10 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
         case accept
         /// It may sign the person in when the answer comes, or refuse cleanly.
         case acceptOrRefuse
+        /// It must not act on a notification: the signed-in session stays.
+        case ignore
+        /// It should act on a notification: the signed-in session ends.
+        case act
     }
 
     /// What a case asks of the relying party, and how a miss is graded.

@@ -26,7 +26,7 @@ extension CaseRunner {
     }
 
     private func forge(_ auditCase: AuditCase, _ claims: JSONValue, code: String, clientID: String) throws -> String {
-        let forgery = try TokenForgery(appleKey: apple.provider.keyRing().active, foreignPEM: foreignPEM)
+        let forgery = TokenForgery(appleKey: apple.provider.keyRing().active)
         let issuedAt = claims["iat"]?.int64Value ?? 0
         let expires = claims["exp"]?.int64Value ?? 0
         switch auditCase {

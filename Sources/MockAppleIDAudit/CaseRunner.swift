@@ -6,18 +6,13 @@ import NIOCore
 struct CaseRunner: Sendable {
     let session: AuditSession
     let learned: Learned
-    /// A private key of Apple's kind that `/auth/keys` never publishes.
-    let foreignPEM: String
 
     var apple: AppleSide { session.apple }
     var persona: String { session.configuration.persona }
 
-    init(session: AuditSession, learned: Learned) throws(AuditFailure) {
+    init(session: AuditSession, learned: Learned) {
         self.session = session
         self.learned = learned
-        do { foreignPEM = try TokenForgery.newForeignKey(session.apple.provider.keyRing().active.algorithm) } catch {
-            throw AuditFailure("could not make a key for forged tokens: \(error)")
-        }
     }
 
     /// What playing a case produced.
@@ -37,12 +32,13 @@ struct CaseRunner: Sendable {
         var evidence: [String] = []
     }
 
-    /// Plays `auditCase` and judges it; queued faults are cleared after it, whatever it did.
-    func run(_ auditCase: AuditCase) async -> CaseResult {
-        let outcome: Outcome
-        do { outcome = try await play(auditCase) } catch { outcome = .skipped("could not be played: \(error.description)") }
-        apple.clearFaults()
-        return Judge.judge(auditCase, outcome)
+    /// Plays `auditCase` and judges it; queued faults are cleared after it, whatever it did. A case that
+    /// cannot be played (the relying party stopped answering its start URL) stops the audit.
+    func run(_ auditCase: AuditCase) async throws(AuditFailure) -> CaseResult {
+        defer { apple.clearFaults() }
+        do { return Judge.judge(auditCase, try await play(auditCase)) } catch {
+            throw AuditFailure("\(auditCase.id) could not be played: \(error.description)")
+        }
     }
 
     private func play(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
@@ -58,12 +54,23 @@ struct CaseRunner: Sendable {
         case .tokenIDTokenExpired: return try await playTokenFault(.idToken(.expired))
         case .tokenIDTokenIssuedInFuture: return try await playTokenFault(.idToken(.notYetValid))
         case .tokenIDTokenNonceMissing: return try await playTokenFault(.idToken(.noNonce), needsNonce: true)
+        case .tokenIDTokenForeignKey: return try await playTokenFault(.idToken(.foreignKey))
+        case .tokenIDTokenAlgNone: return try await playTokenFault(.idToken(.algNone))
+        case .tokenIDTokenHS256PublicKey: return try await playTokenFault(.idToken(.hs256PublicKey))
+        case .tokenIDTokenAudienceArray: return try await playTokenFault(.idToken(.audienceArray))
+        case .tokenIDTokenNonce: return try await playTokenFault(.idToken(.wrongNonce), needsNonce: true)
+        case .tokenIDTokenSubjectMismatch: return try await playTokenFault(.idToken(.otherSubject), needsFrontChannel: true)
         case .tokenInvalidGrant: return try await playTokenFault(.tokenError(.invalidGrant))
         case .tokenServerError: return try await playTokenFault(.tokenServerError(status: 503))
         case .tokenSlow: return try await playTokenFault(.tokenDelay(seconds: 10), timeout: .seconds(60))
         case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .callbackReplay, .callbackCancel,
              .callbackUserEmailMismatch, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson:
             return try await playCallback(auditCase)
+        case .nativeSignature, .nativeAudience, .nativeExpired, .nativeNonce, .nativeOtherTeam:
+            return try await playNative(auditCase)
+        case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
+             .notificationsConsentRevoked, .notificationsAccountDelete:
+            return try await playNotification(auditCase)
         case .keysRotation, .keysUnreachable:
             return try await playKeys(auditCase)
         }
@@ -90,9 +97,13 @@ struct CaseRunner: Sendable {
 
     /// The relying party's code exchange gets `fault` (an identity token broken one way, or the token
     /// endpoint failing); a relying party that never exchanges the code skips the case.
-    private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
+    private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, needsFrontChannel: Bool = false,
+                                timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
         var attempt = try await firstSignIn()
         if needsNonce, attempt.nonce == nil { return .skipped("the relying party sends no nonce, so the token endpoint's token carries none to check") }
+        if needsFrontChannel, !attempt.sendsFrontChannelToken {
+            return .skipped("the relying party asks for response_type=code: no front-channel token names the person otherwise")
+        }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         apple.queue(fault, clientID: attempt.clientID)
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,

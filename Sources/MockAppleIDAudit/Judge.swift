@@ -61,6 +61,31 @@ enum Judge {
                 verdict = .fail
                 seen = observation.callback.hops.first.map { "did not sign in (its callback answered \($0.status))" } ?? "did not sign in"
             }
+        case .ignore:
+            let answered = observation.callback.finalStatus.map(String.init) ?? "nothing"
+            if !signedIn {
+                verdict = .fail
+                seen = "acted on it: the session ended (it answered \(answered))"
+            } else if auditCase != .notificationsReplay, observation.callback.finalStatus.map({ (200...299).contains($0) }) ?? false {
+                verdict = .warn
+                seen = "kept the session, but answered \(answered) as if it had accepted the notification"
+            } else {
+                verdict = .pass
+                seen = "kept the session and answered \(answered)"
+            }
+        case .act:
+            let answered = observation.callback.finalStatus.map(String.init) ?? "nothing"
+            let accepted = observation.callback.finalStatus.map { (200...299).contains($0) } ?? false
+            if signedIn {
+                verdict = .warn
+                seen = "kept the session (it answered \(answered))"
+            } else if !accepted {
+                verdict = .warn
+                seen = "ended the session but answered \(answered), so Apple would send it again"
+            } else {
+                verdict = .pass
+                seen = "ended the session and answered \(answered)"
+            }
         case .acceptOrRefuse:
             if signedIn {
                 verdict = .pass

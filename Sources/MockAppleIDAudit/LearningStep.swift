@@ -50,13 +50,27 @@ enum LearningStep {
         case .email: showing = "it shows the person's email"
         case .nothing: showing = "it does not show the person's sub or email, so its status alone tells"
         }
-        let summary = [
+        var summary = [
             "start: \(attempt.start.summary)",
             "authorize request: " + describe(request),
             "honest sign-in: \(honest.callback.summary); signed-in page \(honest.signedIn.status ?? 0): \(showing)",
             "cancelled sign-in: \(cancel.callback.summary); signed-in page \(cancel.signedIn.status ?? 0)",
         ]
+        if let native = session.configuration.native {
+            summary.append(try await honestNative(native, session: session, webClientID: attempt.clientID))
+        }
         return Learned(request: request, shows: shows, summary: summary)
+    }
+
+    /// An honest native sign-in, which the backend must accept (2xx).
+    private static func honestNative(_ native: NativeBackend, session: AuditSession, webClientID: String) async throws(AuditFailure) -> String {
+        let bundleID = try session.bundleID(native, webClientID: webClientID)
+        let posted = await session.postNative(native, try session.nativeCredential(native, bundleID: bundleID))
+        guard posted.signedIn.signedIn else {
+            let page = PageText.excerpt(posted.callback.finalBody).map { ": \($0)" } ?? ""
+            throw AuditFailure("the iOS backend refused an honest identity token for \(bundleID) (\(posted.callback.summary))\(page)")
+        }
+        return "honest native sign-in (bundle ID \(bundleID)): \(posted.callback.summary)"
     }
 
     private static func shows(_ body: String, session: AuditSession, clientID: String, token: String?) -> Learned.Shows {

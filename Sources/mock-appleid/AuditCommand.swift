@@ -28,6 +28,17 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Cases to run: ids or prefixes ending in * (id_token.*,callback.replay). Default: all.") var cases: String?
     @Option(help: "Output: table or json.") var format: OutputFormat = .table
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
+    @Option(help: "The relying party's iOS backend: where its app posts the identity token (audits the native.* cases).")
+    var native: String?
+    @Option(name: .customLong("native-body"), help: ArgumentHelp(
+        "What the app posts: JSON when it starts with {, a form otherwise, with \(NativeBackend.placeholders.joined(separator: ", ")).",
+        discussion: "Default: \(NativeBackend.defaultBody)"))
+    var nativeBody: String = NativeBackend.defaultBody
+    @Flag(name: .customLong("native-nonce-sha256"), help: "The app passes the SHA-256 (hex) of its raw nonce to Apple; {nonce} is the raw one.")
+    var nativeNonceSHA256 = false
+    @Option(name: .customLong("bundle-id"), help: "The app's bundle ID (default: the first of the web client's team).") var bundleID: String?
+    @Option(help: "The relying party's server-to-server notification endpoint (audits the notifications.* cases).")
+    var notifications: String?
     @Flag(name: .customLong("list-cases"), help: "List the cases with what each expects (a Markdown table), and exit.") var listCases = false
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case table, json }
@@ -77,7 +88,18 @@ struct AuditCommand: AsyncParsableCommand {
             }
             selected = chosen.cases
         }
-        return AuditConfiguration(startURL: startURL, signedInURL: signedInURL, persona: persona, cases: selected)
+        var backend: NativeBackend?
+        if let native {
+            guard let url = URL(string: native) else { throw CommandError("--native must be a URL") }
+            backend = NativeBackend(url: url, bodyTemplate: nativeBody, hashesNonce: nativeNonceSHA256, bundleID: bundleID)
+        }
+        var notificationsURL: URL?
+        if let notifications {
+            guard let url = URL(string: notifications) else { throw CommandError("--notifications must be a URL") }
+            notificationsURL = url
+        }
+        return AuditConfiguration(startURL: startURL, signedInURL: signedInURL, persona: persona, cases: selected,
+                                  native: backend, notificationsURL: notificationsURL)
     }
 
     /// Says why the audit could not run and exits with status 2.
@@ -98,6 +120,8 @@ enum AuditCaseList {
             case .accept: must = "must accept"
             case .refuse: must = rule.missIsWarning ? "should refuse" : "must refuse"
             case .acceptOrRefuse: must = "may accept or refuse"
+            case .ignore: must = "must ignore it"
+            case .act: must = "should act on it"
             }
             lines.append("| `\(auditCase.id)` | \(rule.appleSide) | \(must): \(rule.rpMust) | \(rule.reference) |")
         }

@@ -25,7 +25,8 @@ TEAM_ID = "MOCKTEAM01"
 KEY_ID = "MOCKKEY001"
 CLIENT_ID = "com.example.web"
 ISSUER = "https://appleid.apple.com"
-BROKEN_CHECKS = ["signature", "aud", "nonce", "state", "exp", "replay", "user_email"]
+BUNDLE_ID = "com.example.app"
+BROKEN_CHECKS = ["signature", "aud", "nonce", "state", "exp", "replay", "user_email", "native_decode", "unsigned_notifications"]
 
 
 class Refused(Exception):
@@ -43,6 +44,7 @@ class RelyingParty:
         self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10)
         self.sessions: dict[str, dict] = {}
         self.redeemed: dict[str, dict] = {}
+        self.notified: set[str] = set()
         self.lock = threading.Lock()
 
     # The sign-in's start: state and nonce in a cookie, then Apple's authorize endpoint.
@@ -78,10 +80,49 @@ class RelyingParty:
         user = json.loads(form["user"]) if form.get("user") else {}
         if self.broken == "user_email" and user.get("email"):
             email = user["email"]
-        verified = claims.get("email_verified") in (True, "true")
+        if claims.get("email_verified") not in (True, False, "true", "false", None):
+            raise Refused("email_verified is neither a boolean nor its string")
+        return self.open_session(claims["sub"], email)
+
+    # The iOS app's post: the identity token, checked as any other (aud is the bundle ID), and its nonce.
+    def native(self, body: dict) -> str:
+        token, nonce = body.get("identityToken") or "", body.get("nonce") or ""
+        checks = self.broken != "native_decode"
+        claims = self.decode(token, checks, ["iss", "aud", "exp", "iat", "sub"], "identity token")
+        if checks and claims.get("nonce") != nonce:
+            raise Refused("nonce does not match")
+        return self.open_session(claims["sub"], claims.get("email"))
+
+    # A token for the app (bundle ID) verified as Apple signs it, or with `checks` off only decoded.
+    def decode(self, token: str, checks: bool, required: list[str], what: str) -> dict:
+        try:
+            if not checks:
+                return jwt.decode(token, options={"verify_signature": False})
+            key = self.keys.get_signing_key_from_jwt(token)
+            return jwt.decode(token, key, algorithms=["RS256"], audience=BUNDLE_ID, issuer=ISSUER, leeway=60,
+                              options={"strict_aud": True}, require=required)
+        except (jwt.PyJWTError, ValueError) as error:
+            raise Refused(f"{what} refused: {error}") from error
+
+    # Apple's server-to-server notification: verified, acted on once per jti.
+    def notify(self, body: dict) -> None:
+        checks = self.broken != "unsigned_notifications"
+        claims = self.decode(body.get("payload") or "", checks, ["iss", "aud", "exp", "iat", "jti"], "notification")
+        if checks:
+            if claims["jti"] in self.notified:
+                return
+            self.notified.add(claims["jti"])
+        events = claims.get("events")
+        event = json.loads(events) if isinstance(events, str) else events or {}
+        if event.get("type") in ("consent-revoked", "account-delete", "account-deleted"):
+            with self.lock:
+                for session in [key for key, value in self.sessions.items() if value["sub"] == event.get("sub")]:
+                    del self.sessions[session]
+
+    def open_session(self, sub: str, email) -> str:
         session = secrets.token_urlsafe(16)
         with self.lock:
-            self.sessions[session] = {"sub": claims["sub"], "email": email, "verified": verified}
+            self.sessions[session] = {"sub": sub, "email": email}
         return session
 
     def verify(self, token: str, nonce: str) -> dict:
@@ -163,6 +204,17 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
             else:
                 self.answer(404, "<p>not found</p>")
 
+        def post_json(self, path: str):
+            length = min(int(self.headers.get("Content-Length", "0") or 0), 65536)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if path == "/native":
+                    return self.answer(200, json.dumps({"session": rp.native(body)}))
+                rp.notify(body)
+                return self.answer(200, "{}")
+            except (Refused, ValueError, AttributeError) as refusal:
+                return self.answer(400, json.dumps({"error": str(refusal)}))
+
         def answer_badly(self):
             if misbehave == "garbage":
                 self.answer(200, "\x00\x01 not a page \ufffd" * 100)
@@ -174,7 +226,10 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
                 self.answer(302, "", [("Location", "http://elsewhere.invalid/login")])
 
         def do_POST(self):
-            if urllib.parse.urlsplit(self.path).path != "/callback":
+            path = urllib.parse.urlsplit(self.path).path
+            if path in ("/native", "/notifications"):
+                return self.post_json(path)
+            if path != "/callback":
                 return self.answer(404, "<p>not found</p>")
             if misbehave == "callback-error":
                 return self.answer(500, "<p>Traceback: something broke</p>")

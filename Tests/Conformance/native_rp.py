@@ -41,10 +41,10 @@ def jwks_client(base_url: str, **options) -> jwt.PyJWKClient:
 
 def verify(base_url: str, token: str, audience: str = NATIVE_CLIENT, client: jwt.PyJWKClient | None = None,
            **decode_options) -> dict:
-    """PyJWT: key by kid from the JWKS, RS256, iss, aud, exp (and iat not in the future)."""
+    """PyJWT: key by kid from the JWKS, RS256, iss, aud (one audience, strictly), exp (and iat not in the future)."""
     signing_key = (client or jwks_client(base_url)).get_signing_key_from_jwt(token)
     return jwt.decode(token, signing_key.key, algorithms=["RS256"], audience=audience, issuer=APPLE_ISSUER,
-                      options={"require": ["iss", "aud", "exp", "iat", "sub"], **decode_options})
+                      options={"require": ["iss", "aud", "exp", "iat", "sub"], "strict_aud": True, **decode_options})
 
 
 class NonceMismatch(Exception):

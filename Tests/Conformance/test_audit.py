@@ -24,22 +24,33 @@ FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_non
                  "id_token.unknown_kid", "id_token.iss", "id_token.aud", "id_token.aud_array", "id_token.expired",
                  "id_token.iat_future", "id_token.nonce", "id_token.nonce_missing", "id_token.c_hash", "id_token.sub_mismatch"]
 
+NATIVE = ["native.signature", "native.aud", "native.expired", "native.nonce", "native.other_team"]
+NOTIFICATIONS = ["notifications.forged", "notifications.aud", "notifications.iss", "notifications.expired", "notifications.replay",
+                 "notifications.consent_revoked", "notifications.account_delete"]
+# The sample audited without --native and --notifications.
+WITHOUT_BACKENDS = "code-flow"
+
 # Every sample relying party, and the verdicts that are not PASS in its audit.
 SAMPLES = {
     "correct": ([], {}),
-    "code-flow": (["--flow", "code"], {**{case: "SKIP" for case in FRONT_CHANNEL}, "callback.string_booleans": "SKIP"}),
+    WITHOUT_BACKENDS: (["--flow", "code"], {**{case: "SKIP" for case in FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
+                                            "callback.string_booleans": "SKIP", "token_id_token.sub_mismatch": "SKIP"}),
     "no-signature-check": (["--broken", "signature"], {
         "id_token.signature": "FAIL", "id_token.foreign_key": "FAIL", "id_token.alg_none": "FAIL",
         "id_token.hs256_public_key": "FAIL", "id_token.unknown_kid": "FAIL",
-        "token_id_token.signature": "WARN", "token_id_token.unknown_kid": "WARN", "keys.unreachable": "FAIL"}),
-    "no-aud-check": (["--broken", "aud"], {"id_token.aud": "FAIL", "id_token.aud_array": "FAIL", "token_id_token.aud": "FAIL"}),
+        "token_id_token.signature": "WARN", "token_id_token.foreign_key": "WARN", "token_id_token.alg_none": "WARN",
+        "token_id_token.hs256_public_key": "WARN", "token_id_token.unknown_kid": "WARN", "keys.unreachable": "FAIL"}),
+    "no-aud-check": (["--broken", "aud"], {"id_token.aud": "FAIL", "id_token.aud_array": "FAIL", "token_id_token.aud": "FAIL",
+                                           "token_id_token.aud_array": "FAIL"}),
     "no-nonce-check": (["--broken", "nonce"], {"id_token.nonce": "FAIL", "id_token.nonce_missing": "FAIL",
-                                               "token_id_token.nonce_missing": "FAIL"}),
+                                               "token_id_token.nonce": "FAIL", "token_id_token.nonce_missing": "FAIL"}),
     "no-state-check": (["--broken", "state"], {"callback.state_missing": "FAIL", "callback.state_wrong": "FAIL"}),
     "no-exp-check": (["--broken", "exp"], {"id_token.expired": "FAIL", "token_id_token.expired": "FAIL"}),
     "replays-codes": (["--broken", "replay"], {"callback.replay": "FAIL"}),
     "trusts-user-email": (["--broken", "user_email"], {"callback.user_email_mismatch": "FAIL"}),
     "unmarked-state-cookie": (["--cookie", "unset"], {"cookies.slow_person": "FAIL"}),
+    "native-backend-only-decodes": (["--broken", "native_decode"], {case: "FAIL" for case in NATIVE}),
+    "unverified-notifications": (["--broken", "unsigned_notifications"], {case: "FAIL" for case in NOTIFICATIONS[:5]}),
 }
 
 
@@ -96,7 +107,8 @@ def audit_sample(name: str):
     port = free_port()
     with relying_party(port, *options) as (origin, scenario), tempfile.TemporaryDirectory() as folder:
         junit = pathlib.Path(folder) / "audit.xml"
-        result = audit(origin, scenario, port, "--format", "json", "--junit", str(junit))
+        backends = [] if name == WITHOUT_BACKENDS else ["--native", f"{origin}/native", "--notifications", f"{origin}/notifications"]
+        result = audit(origin, scenario, port, "--format", "json", "--junit", str(junit), *backends)
         return result, junit.read_text() if junit.exists() else None, port
 
 

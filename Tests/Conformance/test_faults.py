@@ -31,6 +31,12 @@ PYJWT_REACTIONS = {
     "id-token-wrong-audience": (jwt.InvalidAudienceError, {"verify_aud": False}),
     "id-token-unknown-kid": (jwt.PyJWKClientError, None),
     "id-token-bad-signature": (jwt.InvalidSignatureError, None),
+    "id-token-foreign-key": (jwt.InvalidSignatureError, None),
+    # An RP that allows RS256 only refuses both before checking any signature.
+    "id-token-alg-none": (jwt.InvalidAlgorithmError, None),
+    "id-token-hs256-public-key": (jwt.InvalidAlgorithmError, None),
+    # PyJWT takes an aud array that contains the client unless told to be strict.
+    "id-token-audience-array": (jwt.InvalidAudienceError, {"strict_aud": False}),
 }
 
 
@@ -81,6 +87,20 @@ def test_id_token_fault_is_caught_by_pyjwt_and_consumed_once(base_url, fault, so
         assert claims["sub"].startswith("000")
     assert queued_faults(base_url) == []
     assert verify(base_url, mint(base_url), audience=audience)["nonce"] == NONCE
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_claim_faults_leave_a_token_that_verifies_but_names_the_wrong_nonce_or_person(base_url, source):
+    mint, audience = SOURCES[source]
+    honest = verify(base_url, mint(base_url), audience=audience)
+    queue_fault(base_url, "id-token-wrong-nonce")
+    assert verify(base_url, mint(base_url), audience=audience)["nonce"] == "not-" + NONCE
+    queue_fault(base_url, "id-token-other-subject")
+    other = verify(base_url, mint(base_url), audience=audience)["sub"]
+    assert other != honest["sub"] and other.count(".") == 2 and other.startswith("000")
+    queue_fault(base_url, "id-token-alg-none")
+    header, _ = unverified(mint(base_url))
+    assert header["alg"] == "none"
 
 
 def test_expired_token_is_expired_by_the_clock_not_just_by_claims(base_url):

@@ -13,7 +13,8 @@ struct AuditPiecesTests {
         #expect(chosen.cases == [.callbackReplay, .keysRotation, .keysUnreachable])
         #expect(chosen.unmatched == ["nothing.here"])
         #expect(Set(AuditCase.allCases.map(\.id)).count == AuditCase.allCases.count)
-        #expect(AuditCase.allCases.filter(\.needsFrontChannelToken).count == 14)
+        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 14)
+        #expect(AuditCase.allCases.suffix(2) == [.keysRotation, .keysUnreachable])
     }
 
     @Test("forged tokens are broken exactly as their case says")
@@ -21,7 +22,7 @@ struct AuditPiecesTests {
         let scenario = try BuiltInScenario.load()
         let provider = try AppleIDProvider(scenario: scenario)
         let key = provider.keyRing().active
-        let forgery = try TokenForgery(appleKey: key, foreignPEM: try TokenForgery.newForeignKey(key.algorithm))
+        let forgery = TokenForgery(appleKey: key)
         let claims = JSONValue.object([("iss", .string("https://appleid.apple.com")), ("sub", .string("x"))])
 
         let honest = try CompactJWS(compact: try forgery.signed(claims))
@@ -31,7 +32,8 @@ struct AuditPiecesTests {
         let foreign = try CompactJWS(compact: try forgery.foreign(claims))
         #expect(foreign.header["kid"]?.stringValue == key.kid)
         #expect(!key.isValidSignature(foreign.signature, for: foreign.signingInput))
-        #expect(try CompactJWS(compact: try forgery.unknownKid(claims)).header["kid"]?.stringValue == "AUDITNOKEY")
+        #expect(try CompactJWS(compact: try forgery.unknownKid(claims)).header["kid"]?.stringValue == AppleIDProvider.unknownKID)
+        #expect(provider.keyRing().key(withID: AppleIDProvider.unknownKID) == nil)
 
         let none = forgery.algNone(claims).split(separator: ".", omittingEmptySubsequences: false)
         #expect(none.count == 3 && none[2].isEmpty)
@@ -67,6 +69,14 @@ struct AuditPiecesTests {
         let refused = Judge.judge(.callbackNoEmail, played(signedIn: false, status: 400))
         #expect(refused.evidence.contains("callback page: refused \"x\""))
         #expect(Judge.judge(.callbackNoEmail, .skipped("why")).verdict == .skip)
+        // Notifications: the signed-in check after the posting tells whether the relying party acted on it.
+        #expect(Judge.judge(.notificationsForged, played(signedIn: false, status: 200)).verdict == .fail)
+        #expect(Judge.judge(.notificationsForged, played(signedIn: true, status: 200)).verdict == .warn)
+        #expect(Judge.judge(.notificationsForged, played(signedIn: true, status: 400)).verdict == .pass)
+        #expect(Judge.judge(.notificationsReplay, played(signedIn: true, status: 200)).verdict == .pass)
+        #expect(Judge.judge(.notificationsConsentRevoked, played(signedIn: false, status: 200)).verdict == .pass)
+        #expect(Judge.judge(.notificationsConsentRevoked, played(signedIn: true, status: 200)).verdict == .warn)
+        #expect(Judge.judge(.notificationsAccountDelete, played(signedIn: false, status: 500)).verdict == .warn)
     }
 
     @Test("reports: the table's totals, JSON's fields and JUnit's escaping")

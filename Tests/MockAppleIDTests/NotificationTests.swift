@@ -136,6 +136,23 @@ struct NotificationTests {
         #expect(payload.events["sub"] == .string(provider.subject(personaID: "john", clientID: Fixtures.webClient) ?? ""))
     }
 
+    @Test("notification claims for a tool that posts them itself: the sender's shape, a fresh jti, nothing queued")
+    func claimsWithoutQueueing() throws {
+        let provider = try Self.provider()
+        let claims = try provider.notificationClaims(.emailDisabled, personaID: "john", app: Fixtures.webClient)
+        let again = try provider.notificationClaims(.emailDisabled, personaID: "john", app: Fixtures.webClient)
+        #expect(provider.notificationDeliveries().isEmpty)
+        #expect(claims["aud"] == .string(Self.group) && claims["iss"] == .string("https://appleid.apple.com"))
+        #expect(claims["jti"] != nil && claims["jti"] != again["jti"])
+        let events = try #require(claims["events"]?.stringValue.flatMap { JSONValue.parse(Data($0.utf8)) })
+        #expect(events["type"] == .string("email-disabled"))
+        #expect(events["sub"] == .string(provider.subject(personaID: "john", clientID: Fixtures.webClient) ?? ""))
+        #expect(events["email"]?.stringValue?.hasSuffix("@privaterelay.appleid.com") == true)
+        #expect(throws: NotificationError.unknownPersona("nobody")) {
+            try provider.notificationClaims(.consentRevoked, personaID: "nobody", app: Fixtures.webClient)
+        }
+    }
+
     @Test("the documentation's shapes: events as an object, event_time in seconds, is_private_email a boolean")
     func documentedShapes() throws {
         let provider = try Self.provider {

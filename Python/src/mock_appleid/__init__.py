@@ -8,6 +8,7 @@
 
 Under pytest, the `mock_appleid` fixture hands each test such a client (see mock_appleid.pytest_plugin).
 """
+from .audit import AuditCase, AuditError, AuditReport, audit
 from .client import DEFAULT_CLIENT_ID, DEFAULT_REDIRECT_URI, MockAppleIDClient
 from .developer_key import DeveloperKey, built_in_developer_key
 from .errors import MockAppleIDError, ServerStartError
@@ -15,4 +16,5 @@ from .server import MockAppleID
 from .sign_in import SignIn
 
 __all__ = ["MockAppleID", "MockAppleIDClient", "SignIn", "MockAppleIDError", "ServerStartError", "DeveloperKey",
-           "built_in_developer_key", "DEFAULT_CLIENT_ID", "DEFAULT_REDIRECT_URI"]
+           "built_in_developer_key", "DEFAULT_CLIENT_ID", "DEFAULT_REDIRECT_URI", "audit", "AuditReport", "AuditCase",
+           "AuditError"]

@@ -37,6 +37,18 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case badSignature
         /// No `nonce` claim, even though the request sent one.
         case noNonce
+        /// A `nonce` claim that is not the one the request sent.
+        case wrongNonce
+        /// `aud` is an array: the client and another audience.
+        case audienceArray
+        /// `sub` names another user than the one who signed in.
+        case otherSubject
+        /// Signed by a key `/auth/keys` does not publish, under the `kid` of one it does.
+        case foreignKey
+        /// `alg: none` and no signature.
+        case algNone
+        /// HS256, keyed with the public key's PEM text.
+        case hs256PublicKey
     }
 
     /// Where a fault applies.

@@ -97,6 +97,12 @@ extension Fault.IdentityTokenFault {
         case .unknownKid: return "id-token-unknown-kid"
         case .badSignature: return "id-token-bad-signature"
         case .noNonce: return "id-token-no-nonce"
+        case .wrongNonce: return "id-token-wrong-nonce"
+        case .audienceArray: return "id-token-audience-array"
+        case .otherSubject: return "id-token-other-subject"
+        case .foreignKey: return "id-token-foreign-key"
+        case .algNone: return "id-token-alg-none"
+        case .hs256PublicKey: return "id-token-hs256-public-key"
         }
     }
 }

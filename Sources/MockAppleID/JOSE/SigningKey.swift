@@ -97,6 +97,14 @@ public struct SigningKey: Sendable, Codable {
         return nil
     }
 
+    /// The public half in PEM (SubjectPublicKeyInfo).
+    public var publicKeyPEM: String {
+        switch backing {
+        case let .rsa(key, _): return key.publicKey.pemRepresentation
+        case let .ec(key): return key.publicKey.pemRepresentation
+        }
+    }
+
     /// Checks a signature made by this key (used by tests and by the CLI's self-check).
     public func isValidSignature(_ signature: Data, for input: Data) -> Bool {
         switch backing {

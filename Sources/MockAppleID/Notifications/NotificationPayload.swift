@@ -5,7 +5,12 @@ import Foundation
 /// `events` (`type`, `sub`, `event_time`, and `email` with `is_private_email` for the email events).
 enum NotificationPayload {
     static func claims(for delivery: NotificationDelivery, issuer: String, issuedAt now: Date, options: NotificationOptions) -> JSONValue {
-        let notification = delivery.notification
+        claims(for: delivery.notification, id: delivery.id, issuer: issuer, issuedAt: now, options: options)
+    }
+
+    /// The claims of `notification` under the `jti` `id`.
+    static func claims(for notification: ServerNotification, id: String, issuer: String, issuedAt now: Date,
+                       options: NotificationOptions) -> JSONValue {
         let eventSeconds = notification.eventTime.timeIntervalSince1970
         var event: [(String, JSONValue)] = [
             ("type", .string(notification.type.wireName(options))),
@@ -22,7 +27,7 @@ enum NotificationPayload {
             ("aud", .string(notification.groupID)),
             ("iat", .int(iat)),
             ("exp", .int(iat &+ TimeRange.wholeSeconds(NotificationOptions.payloadLifetime))),
-            ("jti", .string(delivery.id)),
+            ("jti", .string(id)),
             ("events", options.events == .string ? .string(JSONValue.object(event).serialized) : .object(event)),
         ])
     }

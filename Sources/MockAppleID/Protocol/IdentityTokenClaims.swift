@@ -23,7 +23,7 @@ public struct IdentityTokenClaims: Sendable {
     }
 
     /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose
-    /// (expired, not yet valid, wrong `iss` or `aud`, no `nonce`; the signature faults leave them alone).
+    /// (expired, not yet valid, wrong `iss`, `aud`, `nonce` or `sub`, no `nonce`; the signature faults leave them alone).
     public func claims(for identity: SignedInIdentity, grant: Grant, now: Date, fault: Fault.IdentityTokenFault? = nil) -> JSONValue {
         let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
         var issuedAt = seconds(now)
@@ -34,18 +34,20 @@ public struct IdentityTokenClaims: Sendable {
         }
         var claims: [(String, JSONValue)] = [
             ("iss", .string(fault == .wrongIssuer ? Self.wrongIssuer : issuer)),
-            ("aud", .string(fault == .wrongAudience ? identity.clientID + Self.wrongAudienceSuffix : identity.clientID)),
+            ("aud", audience(identity.clientID, fault: fault)),
             ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
-            ("sub", .string(identity.subject)),
+            ("sub", .string(fault == .otherSubject ? AppleIdentifiers.subject(teamID: Self.otherSubjectSeed, personaID: identity.subject)
+                                                   : identity.subject)),
         ]
         let keepNonce = fault != .noNonce
+        let broken: (String) -> String = { fault == .wrongNonce ? Self.wrongNoncePrefix + $0 : $0 }
         switch grant {
         case let .authorization(code, nonce, _):
-            if let nonce, keepNonce { claims.append(("nonce", .string(nonce))) }
+            if let nonce, keepNonce { claims.append(("nonce", .string(broken(nonce)))) }
             claims.append(("c_hash", .string(TokenHash.of(code))))
         case let .codeExchange(accessToken, nonce, _):
-            if let nonce, keepNonce { claims.append(("nonce", .string(nonce))) }
+            if let nonce, keepNonce { claims.append(("nonce", .string(broken(nonce)))) }
             claims.append(("at_hash", .string(TokenHash.of(accessToken))))
         case let .refresh(accessToken):
             claims.append(("at_hash", .string(TokenHash.of(accessToken))))
@@ -70,6 +72,21 @@ public struct IdentityTokenClaims: Sendable {
 
     /// The `iss` of a token broken with ``Fault/IdentityTokenFault/wrongIssuer``.
     public static let wrongIssuer = "https://appleid.apple.com.mock-appleid.invalid"
+    /// Put before the `nonce` by ``Fault/IdentityTokenFault/wrongNonce``.
+    public static let wrongNoncePrefix = "not-"
+    /// The other audience ``Fault/IdentityTokenFault/audienceArray`` adds.
+    public static let otherAudience = "mock-appleid.other-audience"
+    /// What the other user's `sub` of ``Fault/IdentityTokenFault/otherSubject`` is derived from.
+    static let otherSubjectSeed = "mock-appleid.other-subject"
+
+    private func audience(_ clientID: String, fault: Fault.IdentityTokenFault?) -> JSONValue {
+        switch fault {
+        case .wrongAudience: return .string(clientID + Self.wrongAudienceSuffix)
+        case .audienceArray: return .array([.string(clientID), .string(Self.otherAudience)])
+        default: return .string(clientID)
+        }
+    }
+
     /// Appended to `aud` by ``Fault/IdentityTokenFault/wrongAudience``.
     public static let wrongAudienceSuffix = ".not-this-client"
 

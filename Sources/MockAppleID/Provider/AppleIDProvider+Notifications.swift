@@ -40,6 +40,23 @@ extension AppleIDProvider {
         }
     }
 
+    /// The claims of a notification of `type` about the persona to the app group of `app`, as the sender
+    /// would sign them now under a fresh `jti`; nothing is queued or changed (for tools that post
+    /// notifications themselves, such as the RP audit).
+    public func notificationClaims(_ type: NotificationType, personaID: String, app: String) throws(NotificationError) -> JSONValue {
+        let now = clock.now
+        let notification = try world.read { state in
+            Result { () throws(NotificationError) in
+                guard let persona = state.persona(personaID) else { throw .unknownPersona(personaID) }
+                let groupID = try state.directory.groupID(of: app)
+                guard let group = state.directory.groups[groupID] else { throw .unknownApp(groupID) }
+                return state.serverNotification(type, persona: persona, group: group, at: now)
+            }
+        }.get()
+        return NotificationPayload.claims(for: notification, id: AppleIdentifiers.jwtID(), issuer: settings.issuer, issuedAt: now,
+                                          options: settings.notifications)
+    }
+
     /// Every delivery kept, oldest first, with its attempts.
     public func notificationDeliveries() -> [NotificationDelivery] { world.read { $0.notificationDeliveries } }
 

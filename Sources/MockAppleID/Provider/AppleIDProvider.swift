@@ -65,8 +65,14 @@ public final class AppleIDProvider: Sendable {
         let key = world.read { $0.keys.active }
         let claims = claimsBuilder.claims(for: identity, grant: grant, now: now, fault: fault)
         do {
-            return try JWS.sign(payload: claims, with: key, headerKID: fault == .unknownKid ? Self.unknownKID : nil,
-                                corruptSignature: fault == .badSignature)
+            switch fault {
+            case .foreignKey: return try ForgedJWS.signedByUnpublishedKey(payload: claims, posingAs: key)
+            case .algNone: return ForgedJWS.unsigned(payload: claims, kid: key.kid)
+            case .hs256PublicKey: return ForgedJWS.hs256WithPublicKey(payload: claims, key: key)
+            default:
+                return try JWS.sign(payload: claims, with: key, headerKID: fault == .unknownKid ? Self.unknownKID : nil,
+                                    corruptSignature: fault == .badSignature)
+            }
         } catch {
             throw AppleError(.invalidRequest, description: "Your request could not be completed.",
                              reason: "signing the identity token failed: \(error)")

@@ -90,13 +90,19 @@ extension WorldState {
             events.append(.notificationUnrouted(type: type, personaID: personaID, groupID: groupID))
             return nil
         }
-        let relay = type.isEmailEvent && persona.email != nil ? relayAddress(personaID: personaID, teamID: group.teamID) : nil
-        let notification = ServerNotification(type: type, personaID: personaID, groupID: groupID,
-                                              subject: subject(personaID: personaID, teamID: group.teamID), eventTime: now, email: relay)
+        let notification = serverNotification(type, persona: persona, group: group, at: now)
         let id = AppleIdentifiers.jwtID()
         let (delivery, dropped) = outbox.add(notification, url: url, id: id, now: now)
         if let dropped { events.append(.notificationDropped(id: dropped)) }
         events.append(.notificationQueued(id: id, type: type, personaID: personaID, groupID: groupID))
         return delivery
+    }
+
+    /// The notification of `type` about `persona` for `group` at `now`: its `sub` under the group's team, and
+    /// the relay address for the email events.
+    func serverNotification(_ type: NotificationType, persona: Persona, group: AppGroup, at now: Date) -> ServerNotification {
+        let relay = type.isEmailEvent && persona.email != nil ? relayAddress(personaID: persona.id, teamID: group.teamID) : nil
+        return ServerNotification(type: type, personaID: persona.id, groupID: group.primaryAppID,
+                                  subject: subject(personaID: persona.id, teamID: group.teamID), eventTime: now, email: relay)
     }
 }

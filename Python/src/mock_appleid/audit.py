@@ -1,0 +1,87 @@
+"""The RP audit from Python: `mock-appleid audit` run against a relying party, its report returned.
+
+    from mock_appleid import audit
+
+    report = audit("http://127.0.0.1:8000/login", "http://127.0.0.1:8000/me", port=8080)
+    assert report.verdicts["id_token.nonce"] == "PASS"
+
+The audit starts its own server on `port`, which the relying party must be configured with (see the
+repository's docs/audit.md). Run it only against relying parties you own or are allowed to test.
+"""
+import dataclasses
+import json
+import os
+import subprocess
+import tempfile
+from typing import Dict, List, Optional, Sequence, Union
+
+from .binary import find_binary
+from .errors import MockAppleIDError
+
+
+class AuditError(MockAppleIDError):
+    """The audit could not run (exit status 2): bad input, a port in use, or a relying party whose honest
+    sign-in fails; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditCase:
+    """One case's outcome: `verdict` is PASS, FAIL, WARN or SKIP."""
+    id: str
+    verdict: str
+    apple_side: str
+    expected: str
+    seen: str
+    evidence: List[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditReport:
+    """What the audit found: the learning step's lines and one result per case, in the audit's order."""
+    learned: List[str]
+    cases: List[AuditCase]
+    junit: str
+
+    @property
+    def verdicts(self) -> Dict[str, str]:
+        """Each case's verdict by id."""
+        return {case.id: case.verdict for case in self.cases}
+
+    @property
+    def failures(self) -> List[AuditCase]:
+        """The cases the relying party FAILed."""
+        return [case for case in self.cases if case.verdict == "FAIL"]
+
+
+def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.1",
+          scenario: Union[str, os.PathLike, None] = None, persona: str = "jane", cases: Optional[Sequence[str]] = None,
+          native: Optional[str] = None, native_body: Optional[str] = None, notifications: Optional[str] = None,
+          binary: Optional[str] = None, timeout: float = 600) -> AuditReport:
+    """Audits the relying party whose sign-in starts at `start`, judging by its `signed_in` page (2xx only to
+    a signed-in session). `cases` takes ids and prefixes ending in `*`; all cases when None. `native` (with
+    `native_body`) and `notifications` are its iOS backend and notification endpoint, when it has them.
+    Raises AuditError when the audit could not run."""
+    arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--port", str(port),
+                 "--host", host, "--persona", persona, "--format", "json"]
+    if scenario is not None:
+        arguments += ["--scenario", os.fspath(scenario)]
+    if cases is not None:
+        arguments += ["--cases", ",".join(cases)]
+    for option, value in (("--native", native), ("--native-body", native_body), ("--notifications", notifications)):
+        if value is not None:
+            arguments += [option, value]
+    with tempfile.TemporaryDirectory(prefix="mock-appleid-audit-") as folder:
+        junit_path = os.path.join(folder, "audit.xml")
+        try:
+            ran = subprocess.run(arguments + ["--junit", junit_path], capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as error:
+            raise AuditError(f"the audit did not finish within {timeout} s") from error
+        if ran.returncode not in (0, 1):
+            raise AuditError(ran.stderr.strip().removeprefix("Error: ") or f"the audit exited with status {ran.returncode}")
+        with open(junit_path, encoding="utf-8") as junit:
+            report_junit = junit.read()
+    document = json.loads(ran.stdout)
+    return AuditReport(
+        learned=document["learned"], junit=report_junit,
+        cases=[AuditCase(id=case["id"], verdict=case["verdict"], apple_side=case["appleSide"], expected=case["expected"],
+                         seen=case["seen"], evidence=case["evidence"]) for case in document["cases"]])

@@ -1,0 +1,52 @@
+import Foundation
+import MockAppleID
+
+extension CaseRunner {
+    /// The identity token an iOS app posts to the relying party's backend, broken one way.
+    func playNative(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        guard let native = session.configuration.native else { return .skipped("no --native URL given: the iOS backend is not audited") }
+        let bundleID = try session.bundleID(native, webClientID: learned.request.first("client_id") ?? "")
+        var credential = try session.nativeCredential(native, bundleID: bundleID)
+        guard let claims = TokenForgery.claims(of: credential.identityToken) else { return .skipped("Apple's side minted no readable token") }
+        do {
+            let forgery = TokenForgery(appleKey: apple.provider.keyRing().active)
+            let issuedAt = claims["iat"]?.int64Value ?? 0
+            let expires = claims["exp"]?.int64Value ?? 0
+            switch auditCase {
+            case .nativeSignature: credential.identityToken = try forgery.badSignature(claims)
+            case .nativeAudience:
+                credential.identityToken = try forgery.signed(claims.setting("aud", .string(learned.request.first("client_id") ?? "")))
+            case .nativeExpired:
+                let newExpiry = issuedAt - 3600
+                credential.identityToken = try forgery.signed(claims.setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt))))
+            case .nativeNonce:
+                credential.identityToken = try forgery.signed(claims.setting("nonce", .string(session.tokenNonce(native, raw: RandomToken.make()))))
+            case .nativeOtherTeam:
+                let other = apple.clientOfAnotherTeam(than: bundleID)
+                let subject = apple.subject(persona: persona, clientID: other) ?? "000000.audit.other.team"
+                credential.identityToken = try forgery.signed(claims.setting("aud", .string(other)).setting("sub", .string(subject)))
+            default: break
+            }
+        } catch {
+            throw AuditFailure("could not forge the token: \(error)")
+        }
+        return .played(Played(observation: await session.postNative(native, credential), evidence: ["bundle ID \(bundleID)"]))
+    }
+}
+
+extension AppleSide {
+    /// A client of a team other than `clientID`'s (a bundle ID first), for a token meant for another team's app.
+    func clientOfAnotherTeam(than clientID: String) -> String {
+        let directory = provider.directory
+        let team = directory.client(clientID)?.teamID
+        let others = directory.clients.filter { $0.teamID != team }
+        return (others.first { $0.kind == .native } ?? others.first)?.id ?? "org.audit.other-team.app"
+    }
+
+    /// The primary App ID of a group other than `clientID`'s, for a notification meant for another app.
+    func otherAppGroup(than clientID: String) -> String {
+        let directory = provider.directory
+        let own = directory.client(clientID)?.groupID
+        return directory.groups.keys.sorted().first { $0 != own } ?? "org.audit.other.app"
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import MockAppleID
+
+extension CaseRunner {
+    /// A server-to-server notification about the signed-in person, genuine or broken one way, posted to the
+    /// relying party's endpoint; the signed-in page then tells whether it acted on it.
+    func playNotification(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        guard let url = session.configuration.notificationsURL else {
+            return .skipped("no --notifications URL given: the notification endpoint is not audited")
+        }
+        var attempt = try await firstSignIn()
+        guard try await signIn(&attempt) else { return .skipped("the sign-in before the notification did not succeed") }
+        let needle = needle(email: sharedEmail(), clientID: attempt.clientID)
+        let type: NotificationType = auditCase == .notificationsAccountDelete ? .accountDeleted : .consentRevoked
+        let claims: JSONValue
+        do { claims = try apple.provider.notificationClaims(type, personaID: persona, app: attempt.clientID) } catch {
+            throw AuditFailure("Apple's side cannot make a notification for \(attempt.clientID): \(error)")
+        }
+        let jwt: String
+        do { jwt = try notification(auditCase, claims, clientID: attempt.clientID) } catch {
+            throw AuditFailure("could not sign the notification: \(error)")
+        }
+        guard auditCase == .notificationsReplay else {
+            return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needle: needle)))
+        }
+        // A replay: the genuine notification first, then, once the person has signed in again, the same one.
+        let first = await session.postNotification(jwt, to: url, jar: &attempt.jar, needle: needle)
+        if first.signedIn.signedIn {
+            return .skipped("the relying party kept the session after a genuine consent-revoked, so a replay shows nothing")
+        }
+        var again = try await firstSignIn()
+        guard try await signIn(&again) else { return .skipped("the sign-in after the notification did not succeed") }
+        return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &again.jar, needle: needle),
+                              evidence: ["the first posting ended the session"]))
+    }
+
+    /// An honest sign-in in `attempt`'s browser; whether it ended signed in.
+    private func signIn(_ attempt: inout AuditSession.Attempt) async throws(AuditFailure) -> Bool {
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID))
+        return observation.signedIn.signedIn
+    }
+
+    private func notification(_ auditCase: AuditCase, _ claims: JSONValue, clientID: String) throws -> String {
+        let forgery = TokenForgery(appleKey: apple.provider.keyRing().active)
+        let issuedAt = claims["iat"]?.int64Value ?? 0
+        let expires = claims["exp"]?.int64Value ?? 0
+        switch auditCase {
+        case .notificationsForged: return try forgery.foreign(claims)
+        case .notificationsAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherAppGroup(than: clientID))))
+        case .notificationsIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))
+        case .notificationsExpired:
+            let newExpiry = issuedAt - 3600
+            return try forgery.signed(claims.setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt))))
+        default: return try forgery.signed(claims)
+        }
+    }
+}
