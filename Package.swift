@@ -153,6 +153,7 @@ let package = Package(
                 "MockAppleIDServer",
                 "MockAppleIDStorage",
                 "MockAppleIDTesting",
+                "MockAppleIDAudit",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

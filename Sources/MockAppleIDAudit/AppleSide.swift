@@ -32,6 +32,15 @@ public struct AppleSide: Sendable {
     /// Makes the person's next sign-in to `clientID` a first one (Apple then sends the `user` JSON).
     func forget(persona: String, clientID: String) { try? provider.revokeConsent(personaID: persona, clientID: clientID) }
 
+    /// Removes the notification URL of `app`'s group, so that the consents the audit revokes send nothing; returns
+    /// the URL it had, if any.
+    func stopNotifications(app: String) -> String? {
+        let directory = provider.directory
+        guard let groupID = directory.client(app)?.groupID, let url = directory.groups[groupID]?.notificationURL else { return nil }
+        _ = try? provider.setNotificationURL(nil, app: app)
+        return url
+    }
+
     /// Queues `kind` for the next matching request (every one while `count` is nil); returns its id.
     @discardableResult
     func queue(_ kind: Fault.Kind, clientID: String?, count: Int? = 1) -> Int? {
@@ -61,15 +70,12 @@ public struct AppleSide: Sendable {
     /// The persona's `sub` for `clientID`'s team.
     func subject(persona: String, clientID: String) -> String? { provider.subject(personaID: persona, clientID: clientID) }
 
-    /// Another client of `clientID`'s team (a second Services ID or a bundle ID), for a wrong `aud`.
+    /// Another client of `clientID`'s team for a wrong `aud`: a second Services ID first (a relying party may
+    /// trust its own app's bundle ID on purpose), else a bundle ID.
     func otherClient(ofTeamOf clientID: String) -> String {
         let directory = provider.directory
-        guard let client = directory.client(clientID) else { return "com.example.other" }
-        return directory.clients.first { $0.teamID == client.teamID && $0.id != clientID }?.id ?? clientID + ".other"
-    }
-
-    /// A persona other than `persona` that can sign in, for a token naming someone else.
-    func otherPersona(than persona: String) -> String? {
-        provider.personas().first { $0.id != persona && !provider.isDeleted(personaID: $0.id) }?.id
+        guard let client = directory.client(clientID) else { return clientID + ".other" }
+        let others = directory.clients.filter { $0.teamID == client.teamID && $0.id != clientID }
+        return (others.first { $0.kind == .web } ?? others.first)?.id ?? clientID + ".other"
     }
 }

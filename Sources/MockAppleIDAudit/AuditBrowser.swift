@@ -17,7 +17,6 @@ final class AuditBrowser: Sendable {
         let method: String
         let url: URL
         let status: Int
-        let location: String?
         /// The cookies a SameSite rule withheld from this request.
         let withheld: [BrowserCookieJar.Cookie]
     }
@@ -103,11 +102,12 @@ final class AuditBrowser: Sendable {
 
     /// Sends `method` to `url` (with a `body`, a form unless `contentType` says otherwise) in `context`, then
     /// follows redirects on the relying party's host as cross-site or same-site GETs, like the request that
-    /// started them. Each request may take up to `timeout`.
+    /// started them. The whole navigation, redirects included, may take up to `timeout`.
     func navigate(_ method: String, _ url: URL, form body: String? = nil, contentType: String = "application/x-www-form-urlencoded",
                   context: BrowserCookieJar.Context, jar: inout BrowserCookieJar, timeout: TimeAmount = .seconds(15)) async -> Navigation {
         var navigation = Navigation()
         var method = method, url = url, body = body, context = context
+        let deadline = NIODeadline.now() + timeout
         for _ in 0...Self.maxRedirects {
             let selection = jar.select(for: url, context: context)
             var request = HTTPClientRequest(url: url.absoluteString)
@@ -122,10 +122,13 @@ final class AuditBrowser: Sendable {
             let response: HTTPClientResponse
             let text: String
             do {
-                response = try await client.execute(request, timeout: timeout)
+                response = try await client.execute(request, deadline: deadline)
                 text = String(buffer: try await response.body.collect(upTo: Self.bodyLimit))
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
                 navigation.end = .timedOut
+                return navigation
+            } catch is NIOTooManyBytesError {
+                navigation.end = .failed("\(url.absoluteString) answered a body over \(Self.bodyLimit / 1024 / 1024) MB")
                 return navigation
             } catch {
                 navigation.end = .failed("\(url.absoluteString) could not be reached: \(error)")
@@ -134,7 +137,7 @@ final class AuditBrowser: Sendable {
             jar.store(setCookieHeaders: response.headers["Set-Cookie"], from: url)
             let status = Int(response.status.code)
             let location = response.headers.first(name: "Location")
-            navigation.hops.append(Hop(method: method, url: url, status: status, location: location, withheld: selection.withheld))
+            navigation.hops.append(Hop(method: method, url: url, status: status, withheld: selection.withheld))
             guard (300...399).contains(status), status != 304, let location, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                 navigation.end = .page(status: status, body: text)
                 return navigation

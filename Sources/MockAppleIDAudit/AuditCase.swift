@@ -98,8 +98,8 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
         public let reference: String
     }
 
-    /// The cases whose id matches one of `patterns` (an id, or a prefix ending in `*`, such as `id_token.*`).
-    /// Nil when a pattern matches no case.
+    /// The cases whose id matches one of `patterns` (an id, or a prefix ending in `*`, such as `id_token.*`),
+    /// in this enum's order, and the patterns that match no case.
     public static func selected(by patterns: [String]) -> (cases: [AuditCase], unmatched: [String]) {
         var unmatched: [String] = []
         var chosen = Set<AuditCase>()

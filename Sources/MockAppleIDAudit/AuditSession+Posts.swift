@@ -8,7 +8,7 @@ extension AuditSession {
     /// What the app posts, before the body template is filled in.
     struct NativeCredentialPost: Sendable {
         var identityToken: String
-        let authorizationCode: String
+        var authorizationCode: String
         /// The raw nonce the app made (the token carries it, or its SHA-256).
         let rawNonce: String
         let subject: String
@@ -54,9 +54,9 @@ extension AuditSession {
     }
 
     /// Posts a notification (`{"payload": jwt}`), then asks the signed-in page about `jar`.
-    func postNotification(_ jwt: String, to url: URL, jar: inout BrowserCookieJar, needle: String?) async -> AuditSession.Observation {
+    func postNotification(_ jwt: String, to url: URL, jar: inout BrowserCookieJar, needles: [String]) async -> AuditSession.Observation {
         let posted = await post(JSONValue.object([("payload", .string(jwt))]).serialized, json: true, to: url)
-        let after = await checkSignedIn(&jar, needle: needle)
+        let after = await checkSignedIn(&jar, needles: needles)
         return Observation(callback: posted.callback, signedIn: after, exchanges: [])
     }
 

@@ -62,6 +62,12 @@ struct AuditSession: Sendable {
         do { request = try FormParameters(urlEncoded: authorize.query ?? "") } catch {
             throw AuditFailure("the relying party's authorize request cannot be read: \(error)")
         }
+        // Apple's answer goes to the return URL: only one on the relying party's own host is ever posted to.
+        let returnURL = request.first("redirect_uri") ?? ""
+        guard let target = URL(string: returnURL), browser.scope.mayVisit(target) else {
+            throw AuditFailure("the relying party asks Apple to answer at \"\(returnURL)\", which is not on its own host "
+                               + "(\(configuration.startURL.host ?? "")); the audit posts codes and tokens only to the relying party it was given")
+        }
         return Attempt(jar: jar, request: request, start: start)
     }
 
@@ -89,20 +95,22 @@ struct AuditSession: Sendable {
         }
     }
 
-    /// Asks the signed-in page, as the relying party's own page would (same-site), whether `jar` is signed in.
-    func checkSignedIn(_ jar: inout BrowserCookieJar, needle: String?) async -> SignedInCheck {
+    /// Asks the signed-in page, as the relying party's own page would (same-site), whether `jar` is signed in:
+    /// 2xx, and showing one of `needles` (any page, when there are none).
+    func checkSignedIn(_ jar: inout BrowserCookieJar, needles: [String]) async -> SignedInCheck {
         let page = await browser.navigate("GET", configuration.signedInURL, context: .sameSite, jar: &jar)
         let status = page.finalStatus
         let success = status.map { (200...299).contains($0) } ?? false
-        return SignedInCheck(status: status, body: page.finalBody, signedIn: success && (needle.map { page.finalBody.contains($0) } ?? true))
+        let shows = needles.isEmpty || needles.contains { page.finalBody.contains($0) }
+        return SignedInCheck(status: status, body: page.finalBody, signedIn: success && shows)
     }
 
     /// Delivers `fields`, then asks the signed-in page; the code exchanges made meanwhile are counted.
-    func observe(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt, needle: String?,
+    func observe(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt, needles: [String],
                  dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> Observation {
         let mark = apple.journalMark()
         let callback = await deliver(fields, of: delivery, jar: &attempt.jar, dwell: dwell, timeout: timeout)
-        let check = await checkSignedIn(&attempt.jar, needle: needle)
+        let check = await checkSignedIn(&attempt.jar, needles: needles)
         return Observation(callback: callback, signedIn: check, exchanges: apple.codeExchanges(clientID: attempt.clientID, after: mark))
     }
 }

@@ -88,8 +88,9 @@ struct BrowserCookieJar: Sendable {
             hostOnly = false
         }
         let path = parsed.path ?? Self.defaultPath(url.path)
-        // A cookie that replaces another keeps the other's creation time (RFC 6265 §5.3, step 11).
-        let created = cookies.first { $0.name == parsed.name && $0.domain == domain && $0.path == path }?.created ?? now
+        // A cookie that replaces another with the same value keeps the other's creation time, as Chromium does.
+        let replaced = cookies.first { $0.name == parsed.name && $0.domain == domain && $0.path == path }
+        let created = replaced.flatMap { $0.value == parsed.value ? $0.created : nil } ?? now
         cookies.removeAll { $0.name == parsed.name && $0.domain == domain && $0.path == path }
         if let expires = parsed.expires, expires <= now { return }
         cookies.append(Cookie(name: parsed.name, value: parsed.value, domain: domain, hostOnly: hostOnly, path: path,
@@ -129,7 +130,8 @@ struct BrowserCookieJar: Sendable {
     static func isSecureContext(_ url: URL) -> Bool {
         if url.scheme?.lowercased() == "https" { return true }
         guard let host = url.host?.lowercased() else { return false }
-        return host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        let loopbackIPv4 = host.hasPrefix("127.") && host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
+        return host == "localhost" || host.hasSuffix(".localhost") || loopbackIPv4 || host == "::1" || host == "[::1]"
     }
 
     private static func domainMatches(host: String, domain: String) -> Bool {

@@ -49,8 +49,8 @@ extension CaseRunner {
         }
         let dwell = auditCase == .cookiesSlowPerson ? Self.slowPersonSeconds : nil
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
-                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID), dwell: dwell)
-        var played = Played(observation: observation, forbiddenEmail: forbiddenEmail)
+                                                needles: needles(emails: [sharedEmail()], clientID: attempt.clientID), dwell: dwell)
+        var played = Played(observation: observation, forbiddenEmail: forbiddenEmail, expectedEmail: sharedEmail())
         if auditCase == .cookiesSlowPerson, let withheld = observation.callback.hops.first?.withheld, !withheld.isEmpty {
             played.evidence.append("withheld from the form_post after \(Int(Self.slowPersonSeconds)) s: \(withheld.map(\.label).joined(separator: ", "))")
         }
@@ -64,7 +64,7 @@ extension CaseRunner {
         if other.request.first("state") == nil { return .skipped("the relying party sends no state") }
         let delivery = try session.answer(other, as: .approve(persona: persona, emailChoice: .share))
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &victim,
-                                                needle: needle(email: sharedEmail(), clientID: victim.clientID))
+                                                needles: needles(emails: [sharedEmail()], clientID: victim.clientID))
         return .played(Played(observation: observation))
     }
 
@@ -73,11 +73,15 @@ extension CaseRunner {
         var attempt = try await firstSignIn()
         let before = attempt.jar
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
-        let needle = needle(email: sharedEmail(), clientID: attempt.clientID)
-        let first = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needle: needle)
+        let needles = needles(emails: [sharedEmail()], clientID: attempt.clientID)
+        let first = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needles: needles)
         guard first.signedIn.signedIn else { return .skipped("the first delivery did not sign the person in (\(first.callback.summary))") }
         var replay = AuditSession.Attempt(jar: before, request: attempt.request, start: attempt.start)
-        let second = await session.observe(delivery.fields.pairs, of: delivery, attempt: &replay, needle: needle)
+        // A session whose id outlives the sign-in is signed in whatever the replay does.
+        if await session.checkSignedIn(&replay.jar, needles: needles).signedIn {
+            return .skipped("the relying party keeps a session's id across sign-in (rotate it when signing in), so a replay cannot be told apart")
+        }
+        let second = await session.observe(delivery.fields.pairs, of: delivery, attempt: &replay, needles: needles)
         return .played(Played(observation: second, evidence: ["the first delivery signed the person in"]))
     }
 
@@ -90,7 +94,7 @@ extension CaseRunner {
         apple.forget(persona: person.id, clientID: attempt.clientID)
         let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needle: needle(persona: person.id, email: nil, clientID: attempt.clientID))
+                                                needles: needles(persona: person.id, emails: [], clientID: attempt.clientID))
         return .played(Played(observation: observation, evidence: ["persona \(person.id), who has no email"]))
     }
 
@@ -100,7 +104,7 @@ extension CaseRunner {
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .hide))
         let relay = try? apple.provider.relayAddress(personaID: persona, app: attempt.clientID)
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needle: needle(email: relay, clientID: attempt.clientID))
+                                                needles: needles(emails: [relay, sharedEmail()], clientID: attempt.clientID))
         // The next sign-in shares the email again.
         apple.forget(persona: persona, clientID: attempt.clientID)
         return .played(Played(observation: observation, evidence: relay.map { ["relay address \($0)"] } ?? []))

@@ -18,8 +18,10 @@ extension CaseRunner {
             throw AuditFailure("could not forge the token: \(error)")
         }
         let fields = delivery.fields.pairs.replacing("id_token", with: forged)
+        // A relying party that takes the broken token's person shows that person's sub.
+        let subjects = auditCase == .idTokenSubjectMismatch ? [TokenForgery.claims(of: forged)?["sub"]?.stringValue].compactMap { $0 } : []
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
-                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID))
+                                                needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID))
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
         let exchangeCounts = auditCase != .idTokenSubjectMismatch && auditCase != .callbackStringBooleans
         return .played(Played(observation: observation, exchangeMeansAccepted: exchangeCounts))
@@ -39,17 +41,14 @@ extension CaseRunner {
         case .idTokenAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherClient(ofTeamOf: clientID))))
         case .idTokenAudienceArray:
             return try forgery.signed(claims.setting("aud", .array([.string(clientID), .string("com.example.untrusted-audience")])))
-        case .idTokenExpired:
-            let newExpiry = issuedAt - 3600
-            return try forgery.signed(claims.setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt))))
+        case .idTokenExpired: return try forgery.signed(claims.expiredAnHourAgo)
         case .idTokenIssuedInFuture:
             return try forgery.signed(claims.setting("iat", .int(issuedAt + 3600)).setting("exp", .int(expires + 3600)))
         case .idTokenNonce: return try forgery.signed(claims.setting("nonce", .string("audit-not-your-nonce-" + RandomToken.make())))
         case .idTokenNonceMissing: return try forgery.signed(claims.setting("nonce", nil))
         case .idTokenCodeHash: return try forgery.signed(claims.setting("c_hash", .string(TokenHash.of("not-the-code-" + code))))
         case .idTokenSubjectMismatch:
-            let other = apple.otherPersona(than: persona).flatMap { apple.subject(persona: $0, clientID: clientID) } ?? "000000.audit.other.person"
-            return try forgery.signed(claims.setting("sub", .string(other)))
+            return try forgery.signed(claims.setting("sub", .string(IdentityTokenClaims.otherSubject(than: claims["sub"]?.stringValue ?? ""))))
         case .callbackStringBooleans:
             var changed = claims
             for name in ["email_verified", "is_private_email"] {

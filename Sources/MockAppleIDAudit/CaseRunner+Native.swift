@@ -10,15 +10,11 @@ extension CaseRunner {
         guard let claims = TokenForgery.claims(of: credential.identityToken) else { return .skipped("Apple's side minted no readable token") }
         do {
             let forgery = TokenForgery(appleKey: apple.provider.keyRing().active)
-            let issuedAt = claims["iat"]?.int64Value ?? 0
-            let expires = claims["exp"]?.int64Value ?? 0
             switch auditCase {
             case .nativeSignature: credential.identityToken = try forgery.badSignature(claims)
             case .nativeAudience:
                 credential.identityToken = try forgery.signed(claims.setting("aud", .string(learned.request.first("client_id") ?? "")))
-            case .nativeExpired:
-                let newExpiry = issuedAt - 3600
-                credential.identityToken = try forgery.signed(claims.setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt))))
+            case .nativeExpired: credential.identityToken = try forgery.signed(claims.expiredAnHourAgo)
             case .nativeNonce:
                 credential.identityToken = try forgery.signed(claims.setting("nonce", .string(session.tokenNonce(native, raw: RandomToken.make()))))
             case .nativeOtherTeam:
@@ -30,6 +26,8 @@ extension CaseRunner {
         } catch {
             throw AuditFailure("could not forge the token: \(error)")
         }
+        // Whoever forges a token has no code that Apple would redeem: a backend that checks the code refuses as well.
+        credential.authorizationCode = "audit-unredeemable-code-" + RandomToken.make()
         return .played(Played(observation: await session.postNative(native, credential), evidence: ["bundle ID \(bundleID)"]))
     }
 }

@@ -10,7 +10,7 @@ extension CaseRunner {
         }
         var attempt = try await firstSignIn()
         guard try await signIn(&attempt) else { return .skipped("the sign-in before the notification did not succeed") }
-        let needle = needle(email: sharedEmail(), clientID: attempt.clientID)
+        let needles = needles(emails: [sharedEmail()], clientID: attempt.clientID)
         let type: NotificationType = auditCase == .notificationsAccountDelete ? .accountDeleted : .consentRevoked
         let claims: JSONValue
         do { claims = try apple.provider.notificationClaims(type, personaID: persona, app: attempt.clientID) } catch {
@@ -21,16 +21,16 @@ extension CaseRunner {
             throw AuditFailure("could not sign the notification: \(error)")
         }
         guard auditCase == .notificationsReplay else {
-            return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needle: needle)))
+            return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)))
         }
         // A replay: the genuine notification first, then, once the person has signed in again, the same one.
-        let first = await session.postNotification(jwt, to: url, jar: &attempt.jar, needle: needle)
+        let first = await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)
         if first.signedIn.signedIn {
             return .skipped("the relying party kept the session after a genuine consent-revoked, so a replay shows nothing")
         }
         var again = try await firstSignIn()
         guard try await signIn(&again) else { return .skipped("the sign-in after the notification did not succeed") }
-        return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &again.jar, needle: needle),
+        return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &again.jar, needles: needles),
                               evidence: ["the first posting ended the session"]))
     }
 
@@ -38,21 +38,17 @@ extension CaseRunner {
     private func signIn(_ attempt: inout AuditSession.Attempt) async throws(AuditFailure) -> Bool {
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID))
+                                                needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
         return observation.signedIn.signedIn
     }
 
     private func notification(_ auditCase: AuditCase, _ claims: JSONValue, clientID: String) throws -> String {
         let forgery = TokenForgery(appleKey: apple.provider.keyRing().active)
-        let issuedAt = claims["iat"]?.int64Value ?? 0
-        let expires = claims["exp"]?.int64Value ?? 0
         switch auditCase {
         case .notificationsForged: return try forgery.foreign(claims)
         case .notificationsAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherAppGroup(than: clientID))))
         case .notificationsIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))
-        case .notificationsExpired:
-            let newExpiry = issuedAt - 3600
-            return try forgery.signed(claims.setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt))))
+        case .notificationsExpired: return try forgery.signed(claims.expiredAnHourAgo)
         default: return try forgery.signed(claims)
         }
     }

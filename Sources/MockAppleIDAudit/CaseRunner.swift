@@ -27,8 +27,12 @@ struct CaseRunner: Sendable {
         let observation: AuditSession.Observation
         /// A code exchange after a broken front-channel token counts as accepting it.
         var exchangeMeansAccepted = false
-        /// An email the signed-in page must not show.
+        /// An email the signed-in page must not show, and the one it should show instead (without either
+        /// on the page, the case cannot be told).
         var forbiddenEmail: String?
+        var expectedEmail: String?
+        /// A miss is a WARN whatever the case's rule says (how this relying party signs in makes it a should).
+        var missIsWarning = false
         var evidence: [String] = []
     }
 
@@ -83,12 +87,13 @@ struct CaseRunner: Sendable {
         return attempt
     }
 
-    /// What the signed-in page shows of `persona` signed in with `email`, as the learning step found.
-    func needle(persona: String? = nil, email: String?, clientID: String) -> String? {
+    /// What the signed-in page shows of `persona` signed in with one of `emails` (or as one of `subjects`, where
+    /// a broken token names someone else), as the learning step found; empty when its status alone tells.
+    func needles(persona: String? = nil, emails: [String?], subjects: [String] = [], clientID: String) -> [String] {
         switch learned.shows {
-        case .subject: return apple.subject(persona: persona ?? self.persona, clientID: clientID)
-        case .email: return email
-        case .nothing: return nil
+        case .subject: return [apple.subject(persona: persona ?? self.persona, clientID: clientID)].compactMap { $0 } + subjects
+        case .email: return emails.compactMap { $0 }
+        case .nothing: return []
         }
     }
 
@@ -105,9 +110,13 @@ struct CaseRunner: Sendable {
             return .skipped("the relying party asks for response_type=code: no front-channel token names the person otherwise")
         }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
-        apple.queue(fault, clientID: attempt.clientID)
+        // Every exchange in the case gets the fault, so a relying party that retries meets it again.
+        apple.queue(fault, clientID: attempt.clientID, count: nil)
+        let subjects = fault == .idToken(.otherSubject)
+            ? [apple.subject(persona: persona, clientID: attempt.clientID).map(IdentityTokenClaims.otherSubject(than:))].compactMap { $0 } : []
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID), timeout: timeout)
+                                                needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID),
+                                                timeout: timeout)
         if observation.exchanges.isEmpty { return .skipped("the relying party never exchanged the code at /auth/token") }
         return .played(Played(observation: observation))
     }
@@ -128,8 +137,10 @@ struct CaseRunner: Sendable {
         if auditCase == .keysUnreachable { apple.queue(.keysUnavailable(status: 503), clientID: nil, count: nil) }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needle: needle(email: sharedEmail(), clientID: attempt.clientID))
-        return .played(Played(observation: observation, evidence: evidence + ["Apple signs with the new key \(kid)"]))
+                                                needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
+        // A relying party that fetches the token itself may rely on TLS instead of the signature: a should then.
+        return .played(Played(observation: observation, missIsWarning: !attempt.sendsFrontChannelToken,
+                              evidence: evidence + ["Apple signs with the new key \(kid)"]))
     }
 
     /// Waits until the relying party's last fetch of `/auth/keys` is ``refetchPause`` old (on the server's

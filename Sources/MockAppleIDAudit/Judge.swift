@@ -34,14 +34,14 @@ enum Judge {
         let serverError = observation.callback.hops.contains { $0.status >= 500 }
         let timedOut: Bool = { if case .timedOut = observation.callback.end { return true } else { return false } }()
         let unclean = answersCleanly.contains(auditCase) && (serverError || timedOut)
-        let uncleanText = timedOut ? "its callback did not answer within a minute" : "its callback answered a 5xx"
+        let uncleanText = timedOut ? "its callback did not answer in time" : "its callback answered a 5xx"
 
         let verdict: Verdict
         let seen: String
         switch rule.expectation {
         case .refuse:
             if signedIn || exchanged {
-                verdict = rule.missIsWarning ? .warn : .fail
+                verdict = rule.missIsWarning || played.missIsWarning ? .warn : .fail
                 seen = signedIn ? "signed the person in" : "exchanged the code after receiving the broken token"
             } else if unclean {
                 verdict = .warn
@@ -51,9 +51,13 @@ enum Judge {
                 seen = "did not sign in"
             }
         case .accept:
-            if let forbidden = played.forbiddenEmail, observation.signedIn.body.contains(forbidden) {
+            let body = observation.signedIn.body
+            if let forbidden = played.forbiddenEmail, body.contains(forbidden) {
                 verdict = .fail
                 seen = "signed the person in with the user JSON's email, not the token's"
+            } else if signedIn, played.forbiddenEmail != nil, !(played.expectedEmail.map(body.contains) ?? false) {
+                verdict = .skip
+                seen = "signed the person in, but its signed-in page shows no email, so which one it took cannot be told"
             } else if signedIn {
                 verdict = .pass
                 seen = "signed the person in"

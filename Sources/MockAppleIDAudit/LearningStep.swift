@@ -20,17 +20,20 @@ enum LearningStep {
     static func run(_ session: AuditSession) async throws(AuditFailure) -> Learned {
         let persona = session.configuration.persona
         var empty = BrowserCookieJar()
-        let before = await session.checkSignedIn(&empty, needle: nil)
+        let before = await session.checkSignedIn(&empty, needles: [])
 
         var attempt = try await session.begin()
         let request = attempt.request
+        let startCookies = attempt.jar.cookies.map(\.label)
+        // The audit posts notifications itself: revoking consent between cases must not send one of Apple's.
+        let unrouted = session.apple.stopNotifications(app: attempt.clientID)
         session.apple.forget(persona: persona, clientID: attempt.clientID)
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         guard delivery.mode == .formPost || delivery.mode == .query else {
             throw AuditFailure("the relying party asks for response_mode=\(delivery.mode.rawValue), which only a page's script can read; "
                                + "the audit drives relying parties that receive Apple's answer on their server (form_post or query)")
         }
-        let honest = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needle: nil)
+        let honest = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needles: [])
         guard honest.signedIn.signedIn else {
             throw AuditFailure("the honest sign-in did not succeed: " + explain(honest, attempt: attempt, session: session))
         }
@@ -42,7 +45,7 @@ enum LearningStep {
 
         var cancelled = try await session.begin()
         let cancelDelivery = try session.answer(cancelled, as: .cancel)
-        let cancel = await session.observe(cancelDelivery.fields.pairs, of: cancelDelivery, attempt: &cancelled, needle: nil)
+        let cancel = await session.observe(cancelDelivery.fields.pairs, of: cancelDelivery, attempt: &cancelled, needles: [])
 
         let showing: String
         switch shows {
@@ -51,11 +54,12 @@ enum LearningStep {
         case .nothing: showing = "it does not show the person's sub or email, so its status alone tells"
         }
         var summary = [
-            "start: \(attempt.start.summary)",
+            "start: \(attempt.start.summary); cookies set: \(startCookies.isEmpty ? "none" : startCookies.joined(separator: ", "))",
             "authorize request: " + describe(request),
             "honest sign-in: \(honest.callback.summary); signed-in page \(honest.signedIn.status ?? 0): \(showing)",
             "cancelled sign-in: \(cancel.callback.summary); signed-in page \(cancel.signedIn.status ?? 0)",
         ]
+        if let unrouted { summary.append("the scenario's notification URL \(unrouted) gets no notification from Apple's side during the audit") }
         if let native = session.configuration.native {
             summary.append(try await honestNative(native, session: session, webClientID: attempt.clientID))
         }

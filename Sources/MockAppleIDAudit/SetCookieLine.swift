@@ -3,8 +3,9 @@ import Foundation
 /// One `Set-Cookie` header taken apart (RFC 6265 §5.2): the name and value, and the attributes a
 /// browser's rules use. Attributes it does not know are ignored, as a browser ignores them.
 struct SetCookieLine: Sendable, Equatable {
-    /// The longest header read; a longer one is ignored, as browsers ignore cookies over 4 KB.
+    /// The longest header read, and the longest name and value together (Chromium ignores a cookie over 4 KB).
     static let maxLength = 8 * 1024
+    static let maxNameAndValue = 4096
 
     let name: String
     let value: String
@@ -23,6 +24,7 @@ struct SetCookieLine: Sendable, Equatable {
         guard !name.isEmpty else { return nil }
         self.name = name
         value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard name.utf8.count + value.utf8.count <= Self.maxNameAndValue else { return nil }
         var domain: String?, path: String?, secure = false, sameSite = BrowserCookieJar.SameSite.unspecified
         var maxAge: Date?, expires: Date?
         while let part = parts.next() {

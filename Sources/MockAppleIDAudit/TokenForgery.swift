@@ -30,6 +30,14 @@ struct TokenForgery: Sendable {
 }
 
 extension JSONValue {
+    /// These claims with `exp` an hour ago and `iat` a lifetime before it.
+    var expiredAnHourAgo: JSONValue {
+        let issuedAt = self["iat"]?.int64Value ?? 0
+        let expires = self["exp"]?.int64Value ?? 0
+        let newExpiry = issuedAt - 3600
+        return setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt)))
+    }
+
     /// This object with `key` set to `value` (nil: removed).
     func setting(_ key: String, _ value: JSONValue?) -> JSONValue {
         guard case var .object(members) = self else { return self }

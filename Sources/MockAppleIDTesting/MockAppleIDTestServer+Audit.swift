@@ -3,7 +3,9 @@ import MockAppleIDAudit
 
 extension MockAppleIDTestServer {
     /// Audits a relying party configured with this server (``baseURL`` as Apple): plays Apple's side of
-    /// each case and returns the verdicts, so a Swift test can assert on them.
+    /// each case and returns the verdicts, so a Swift test can assert on them. The audit changes the server's
+    /// world as it goes (it revokes consents, rotates the signing key, clears queued faults and the app's
+    /// notification URL): give it a server of its own.
     ///
     /// ```swift
     /// try await MockAppleIDTestServer.withRunning(port: 8080) { server in

@@ -10,6 +10,7 @@ is marked, `--flow code` asks for the code alone (no identity token on the front
 import argparse
 import base64
 import hashlib
+import hmac
 import html
 import http.server
 import json
@@ -20,13 +21,15 @@ import urllib.parse
 
 import jwt
 import requests
+from cryptography.hazmat.primitives import serialization
 
 TEAM_ID = "MOCKTEAM01"
 KEY_ID = "MOCKKEY001"
 CLIENT_ID = "com.example.web"
 ISSUER = "https://appleid.apple.com"
 BUNDLE_ID = "com.example.app"
-BROKEN_CHECKS = ["signature", "aud", "nonce", "state", "exp", "replay", "user_email", "native_decode", "unsigned_notifications"]
+BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "native_decode",
+                 "unsigned_notifications"]
 
 
 class Refused(Exception):
@@ -127,7 +130,9 @@ class RelyingParty:
 
     def verify(self, token: str, nonce: str) -> dict:
         try:
-            if self.broken == "signature":
+            if self.broken == "algorithm":
+                claims = self.decode_with_the_tokens_algorithm(token)
+            elif self.broken == "signature":
                 options = {"verify_signature": False, "verify_exp": True, "verify_iat": True, "verify_aud": True, "verify_iss": True,
                            "strict_aud": True}
                 claims = jwt.decode(token, options=options, audience=CLIENT_ID, issuer=ISSUER, leeway=60)
@@ -141,6 +146,23 @@ class RelyingParty:
         if self.broken != "nonce" and claims.get("nonce") != nonce:
             raise Refused("nonce does not match")
         return claims
+
+    # Takes the algorithm from the token's header, and the public key's PEM file as the key whatever it is:
+    # the key-confusion bug (the checks of the claims stay).
+    def decode_with_the_tokens_algorithm(self, token: str) -> dict:
+        header = jwt.get_unverified_header(token)
+        if header.get("alg") not in ("none", "HS256"):
+            return jwt.decode(token, self.keys.get_signing_key_from_jwt(token), algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER,
+                              leeway=60, options={"strict_aud": True}, require=["iss", "aud", "exp", "iat", "sub"])
+        if header["alg"] == "HS256":
+            key = self.keys.get_signing_key(header.get("kid")).key
+            pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            head, body, signature = token.encode().split(b".")
+            expected = base64.urlsafe_b64encode(hmac.new(pem, head + b"." + body, hashlib.sha256).digest()).rstrip(b"=")
+            if not hmac.compare_digest(expected, signature):
+                raise Refused("HS256 signature does not verify")
+        options = {"verify_signature": False, "verify_exp": True, "verify_iat": True, "verify_aud": True, "verify_iss": True, "strict_aud": True}
+        return jwt.decode(token, options=options, audience=CLIENT_ID, issuer=ISSUER, leeway=60)
 
     def exchange(self, code: str) -> str:
         now = int(time.time())

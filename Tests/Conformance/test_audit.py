@@ -40,6 +40,9 @@ SAMPLES = {
         "id_token.hs256_public_key": "FAIL", "id_token.unknown_kid": "FAIL",
         "token_id_token.signature": "WARN", "token_id_token.foreign_key": "WARN", "token_id_token.alg_none": "WARN",
         "token_id_token.hs256_public_key": "WARN", "token_id_token.unknown_kid": "WARN", "keys.unreachable": "FAIL"}),
+    "algorithm-from-the-token": (["--broken", "algorithm"], {
+        "id_token.alg_none": "FAIL", "id_token.hs256_public_key": "FAIL",
+        "token_id_token.alg_none": "WARN", "token_id_token.hs256_public_key": "WARN"}),
     "no-aud-check": (["--broken", "aud"], {"id_token.aud": "FAIL", "id_token.aud_array": "FAIL", "token_id_token.aud": "FAIL",
                                            "token_id_token.aud_array": "FAIL"}),
     "no-nonce-check": (["--broken", "nonce"], {"id_token.nonce": "FAIL", "id_token.nonce_missing": "FAIL",

@@ -44,7 +44,7 @@ struct AuditPiecesTests {
         let publicPEM = try _RSA.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8)).publicKey.pemRepresentation
         let hs256 = forgery.hs256WithPublicKey(claims).split(separator: ".")
         #expect(JSONValue.parse(try #require(Base64URL.decode(hs256[0])))?["alg"]?.stringValue == "HS256")
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(hs256[0]).\(hs256[1])".utf8), using: SymmetricKey(data: Data(publicPEM.utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(hs256[0]).\(hs256[1])".utf8), using: SymmetricKey(data: Data((publicPEM + "\n").utf8)))
         #expect(Base64URL.decode(hs256[2]) == Data(mac))
         #expect(claims.setting("sub", nil) == .object([("iss", .string("https://appleid.apple.com"))]))
     }
@@ -52,7 +52,7 @@ struct AuditPiecesTests {
     @Test("the judge: must-refuse, must-accept, should-refuse and answered-cleanly cases")
     func verdicts() {
         func played(signedIn: Bool, status: Int = 303, exchanges: [Int] = [], end: AuditBrowser.End? = nil) -> CaseRunner.Outcome {
-            let hop = AuditBrowser.Hop(method: "POST", url: URL(string: "http://rp/cb")!, status: status, location: nil, withheld: [])
+            let hop = AuditBrowser.Hop(method: "POST", url: URL(string: "http://rp/cb")!, status: status, withheld: [])
             let navigation = AuditBrowser.Navigation(hops: [hop], end: end ?? .page(status: status, body: "<p>refused &quot;x&quot;</p>"))
             let observation = AuditSession.Observation(callback: navigation, signedIn: .init(status: signedIn ? 200 : 401, body: "", signedIn: signedIn),
                                                        exchanges: exchanges)

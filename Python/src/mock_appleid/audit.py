@@ -55,11 +55,13 @@ class AuditReport:
 
 def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.1",
           scenario: Union[str, os.PathLike, None] = None, persona: str = "jane", cases: Optional[Sequence[str]] = None,
-          native: Optional[str] = None, native_body: Optional[str] = None, notifications: Optional[str] = None,
-          binary: Optional[str] = None, timeout: float = 600) -> AuditReport:
+          native: Optional[str] = None, native_body: Optional[str] = None, native_nonce_sha256: bool = False,
+          bundle_id: Optional[str] = None, notifications: Optional[str] = None, binary: Optional[str] = None,
+          timeout: float = 600) -> AuditReport:
     """Audits the relying party whose sign-in starts at `start`, judging by its `signed_in` page (2xx only to
     a signed-in session). `cases` takes ids and prefixes ending in `*`; all cases when None. `native` (with
-    `native_body`) and `notifications` are its iOS backend and notification endpoint, when it has them.
+    `native_body`, `native_nonce_sha256`, `bundle_id`) and `notifications` are its iOS backend and notification
+    endpoint, when it has them.
     Raises AuditError when the audit could not run."""
     arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--port", str(port),
                  "--host", host, "--persona", persona, "--format", "json"]
@@ -67,9 +69,12 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
         arguments += ["--scenario", os.fspath(scenario)]
     if cases is not None:
         arguments += ["--cases", ",".join(cases)]
-    for option, value in (("--native", native), ("--native-body", native_body), ("--notifications", notifications)):
+    for option, value in (("--native", native), ("--native-body", native_body), ("--bundle-id", bundle_id),
+                          ("--notifications", notifications)):
         if value is not None:
             arguments += [option, value]
+    if native_nonce_sha256:
+        arguments.append("--native-nonce-sha256")
     with tempfile.TemporaryDirectory(prefix="mock-appleid-audit-") as folder:
         junit_path = os.path.join(folder, "audit.xml")
         try:

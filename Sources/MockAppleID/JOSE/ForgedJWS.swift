@@ -10,11 +10,11 @@ public enum ForgedJWS {
         segment(.object([("kid", .string(kid)), ("alg", .string("none"))])) + "." + segment(payload) + "."
     }
 
-    /// `payload` as HS256 whose HMAC key is `key`'s public key as a careless verifier would take it: the PEM
-    /// text of an RSA key (SubjectPublicKeyInfo), the PEM of a P-256 one.
+    /// `payload` as HS256 whose HMAC key is `key`'s public key as a careless verifier would take it: the text of
+    /// its PEM file (SubjectPublicKeyInfo, ending in a newline, as OpenSSL writes it).
     public static func hs256WithPublicKey(payload: JSONValue, key: SigningKey) -> String {
         let input = segment(.object([("kid", .string(key.kid)), ("alg", .string("HS256"))])) + "." + segment(payload)
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(key.publicKeyPEM.utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data((key.publicKeyPEM + "\n").utf8)))
         return input + "." + Base64URL.encode(Data(mac))
     }
 

@@ -37,8 +37,7 @@ public struct IdentityTokenClaims: Sendable {
             ("aud", audience(identity.clientID, fault: fault)),
             ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
-            ("sub", .string(fault == .otherSubject ? AppleIdentifiers.subject(teamID: Self.otherSubjectSeed, personaID: identity.subject)
-                                                   : identity.subject)),
+            ("sub", .string(fault == .otherSubject ? Self.otherSubject(than: identity.subject) : identity.subject)),
         ]
         let keepNonce = fault != .noNonce
         let broken: (String) -> String = { fault == .wrongNonce ? Self.wrongNoncePrefix + $0 : $0 }
@@ -76,8 +75,10 @@ public struct IdentityTokenClaims: Sendable {
     public static let wrongNoncePrefix = "not-"
     /// The other audience ``Fault/IdentityTokenFault/audienceArray`` adds.
     public static let otherAudience = "mock-appleid.other-audience"
-    /// What the other user's `sub` of ``Fault/IdentityTokenFault/otherSubject`` is derived from.
-    static let otherSubjectSeed = "mock-appleid.other-subject"
+    /// The `sub` of another user than `subject`'s, Apple-shaped: what ``Fault/IdentityTokenFault/otherSubject`` puts in a token.
+    public static func otherSubject(than subject: String) -> String {
+        AppleIdentifiers.subject(teamID: "mock-appleid.other-subject", personaID: subject)
+    }
 
     private func audience(_ clientID: String, fault: Fault.IdentityTokenFault?) -> JSONValue {
         switch fault {

@@ -48,6 +48,7 @@ extension AppleIDProvider {
         let notification = try world.read { state in
             Result { () throws(NotificationError) in
                 guard let persona = state.persona(personaID) else { throw .unknownPersona(personaID) }
+                if type.isEmailEvent, persona.email == nil { throw .noRelayAddress(personaID) }
                 let groupID = try state.directory.groupID(of: app)
                 guard let group = state.directory.groups[groupID] else { throw .unknownApp(groupID) }
                 return state.serverNotification(type, persona: persona, group: group, at: now)
