@@ -187,7 +187,9 @@ def token_hash(value: str) -> str:
     return base64.urlsafe_b64encode(digest[: len(digest) // 2]).rstrip(b"=").decode()
 
 
-MISBEHAVIOURS = ["garbage", "error", "loop", "offsite", "callback-error"]
+MISBEHAVIOURS = ["garbage", "error", "loop", "offsite", "callback-error", "foreign-return-url"]
+# A return URL the built-in scenario registers, on a host that is not the relying party's.
+FOREIGN_RETURN_URL = "https://app.example.com/auth/apple/callback"
 
 
 def make_handler(rp: RelyingParty, misbehave: str | None):
@@ -215,6 +217,8 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
                 self.answer_badly()
             elif path == "/login":
                 location, cookies = rp.start()
+                if misbehave == "foreign-return-url":
+                    location = location.replace(urllib.parse.quote(rp.callback, safe=""), urllib.parse.quote(FOREIGN_RETURN_URL, safe=""))
                 self.answer(302, "", [("Location", location)] + [("Set-Cookie", cookie) for cookie in cookies])
             elif path == "/me":
                 with rp.lock:

@@ -194,6 +194,7 @@ def test_cases_are_selected_by_id_and_prefix():
     ("loop", "more than 20 redirects"),
     ("offsite", "led to http://elsewhere.invalid/login, which is neither the relying party nor this server"),
     ("callback-error", "the return URL answered 500"),
+    ("foreign-return-url", "asks Apple to answer at \"https://app.example.com/auth/apple/callback\", which is not on its own host"),
 ])
 def test_a_relying_party_that_answers_badly_stops_the_audit(misbehaviour, message):
     port = free_port()
