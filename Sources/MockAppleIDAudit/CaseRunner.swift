@@ -104,6 +104,7 @@ struct CaseRunner: Sendable {
     /// endpoint failing); a relying party that never exchanges the code skips the case.
     private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, needsFrontChannel: Bool = false,
                                 timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
+        guard learned.exchangesCode else { return .skipped("the relying party never exchanged the code at /auth/token") }
         var attempt = try await firstSignIn()
         if needsNonce, attempt.nonce == nil { return .skipped("the relying party sends no nonce, so the token endpoint's token carries none to check") }
         if needsFrontChannel, !attempt.sendsFrontChannelToken {
@@ -117,7 +118,6 @@ struct CaseRunner: Sendable {
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID),
                                                 timeout: timeout)
-        if observation.exchanges.isEmpty { return .skipped("the relying party never exchanged the code at /auth/token") }
         return .played(Played(observation: observation))
     }
 

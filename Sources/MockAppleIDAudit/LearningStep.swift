@@ -9,6 +9,8 @@ struct Learned: Sendable {
     /// What the signed-in page shows of the person: their `sub`, their email, or nothing (then the
     /// page's status alone tells).
     let shows: Shows
+    /// Whether the honest sign-in exchanged the code at `/auth/token` (else the token endpoint's cases do not apply).
+    let exchangesCode: Bool
     let summary: [String]
 
     enum Shows: Sendable { case subject, email, nothing }
@@ -63,7 +65,7 @@ enum LearningStep {
         if let native = session.configuration.native {
             summary.append(try await honestNative(native, session: session, webClientID: attempt.clientID))
         }
-        return Learned(request: request, shows: shows, summary: summary)
+        return Learned(request: request, shows: shows, exchangesCode: !honest.exchanges.isEmpty, summary: summary)
     }
 
     /// An honest native sign-in, which the backend must accept (2xx).

@@ -192,25 +192,33 @@ MISBEHAVIOURS = ["garbage", "error", "loop", "offsite", "callback-error", "forei
 FOREIGN_RETURN_URL = "https://app.example.com/auth/apple/callback"
 
 
+class SiteHandler(http.server.BaseHTTPRequestHandler):
+    """What a small site's handler needs: its cookies, a bounded form, and an answer."""
+
+    def log_message(self, *args):
+        pass
+
+    def cookies(self) -> dict:
+        pairs = (part.strip().partition("=") for part in self.headers.get("Cookie", "").split(";") if "=" in part)
+        return {name: value for name, _, value in pairs}
+
+    def form(self) -> dict:
+        length = min(int(self.headers.get("Content-Length", "0") or 0), 65536)
+        return dict(urllib.parse.parse_qsl(self.rfile.read(length).decode(errors="replace")))
+
+    def answer(self, status: int, body: str, headers: list[tuple[str, str]] = ()):
+        data = body.encode()
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 def make_handler(rp: RelyingParty, misbehave: str | None):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def cookies(self) -> dict:
-            pairs = (part.strip().partition("=") for part in self.headers.get("Cookie", "").split(";") if "=" in part)
-            return {name: value for name, _, value in pairs}
-
-        def answer(self, status: int, body: str, headers: list[tuple[str, str]] = ()):
-            data = body.encode()
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(SiteHandler):
         def do_GET(self):
             path = urllib.parse.urlsplit(self.path).path
             if path == "/login" and misbehave in ("garbage", "error", "loop", "offsite"):
@@ -259,8 +267,7 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
                 return self.answer(404, "<p>not found</p>")
             if misbehave == "callback-error":
                 return self.answer(500, "<p>Traceback: something broke</p>")
-            length = min(int(self.headers.get("Content-Length", "0") or 0), 65536)
-            form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode(errors="replace")))
+            form = self.form()
             clear = ("Set-Cookie", "rp_auth=; Path=/; Max-Age=0")
             try:
                 session = rp.finish(form, self.cookies())

@@ -1,7 +1,8 @@
 """`mock-appleid audit` against sample relying parties (audit_rp.py): a correct one scores no FAIL and no WARN,
 each deliberately broken one FAILs exactly the cases of the check it leaves out, and bad relying parties or
-bad input stop the audit with a clear message and exit status 2. The expected table of every sample is
-asserted whole."""
+bad input stop the audit with a clear message and exit status 2; social-core's AppleIdAuth, hosted as a site,
+is audited too. The expected table of every sample is asserted whole, and the audit's cookie rules are held
+against Chromium's."""
 import concurrent.futures
 import contextlib
 import json
@@ -19,6 +20,8 @@ from test_browser import approve_with_keyboard, require_browser
 from test_notifications import wait_for
 
 RP = pathlib.Path(__file__).with_name("audit_rp.py")
+SOCIAL_CORE_SITE = pathlib.Path(__file__).with_name("social_core_web_rp.py")
+SOCIAL_CORE = "social-core"
 KEY = ROOT / "Keys" / "AuthKey_MOCKKEY001.p8"
 FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_none", "id_token.hs256_public_key",
                  "id_token.unknown_kid", "id_token.iss", "id_token.aud", "id_token.aud_array", "id_token.expired",
@@ -79,23 +82,30 @@ def write_scenario(folder: str, origin: str) -> pathlib.Path:
 
 
 @contextlib.contextmanager
-def sample_process(apple: str, *options: str, host: str = "127.0.0.1", port: int = 0):
-    """A sample relying party configured with the server at `apple`; yields its origin."""
-    process = subprocess.Popen([sys.executable, str(RP), "--apple", apple, "--key", str(KEY), "--host", host, "--port", str(port),
-                                *options], stdout=subprocess.PIPE, text=True)
+def started(command: list, host: str = "127.0.0.1"):
+    """A relying party's process, which prints "ready PORT" once it listens; yields its origin, and kills it."""
+    process = subprocess.Popen([sys.executable, *command], stdout=subprocess.PIPE, text=True)
     try:
         ready = process.stdout.readline().split()
-        assert ready[:1] == ["ready"], f"the sample relying party did not start: {ready}"
+        assert ready[:1] == ["ready"], f"the relying party did not start: {ready}"
         yield f"http://{host}:{ready[1]}"
     finally:
         process.kill()
         process.wait()
 
 
+def sample_process(apple: str, *options: str, host: str = "127.0.0.1", port: int = 0):
+    """The sample relying party configured with the server at `apple`."""
+    return started([str(RP), "--apple", apple, "--key", str(KEY), "--host", host, "--port", str(port), *options], host=host)
+
+
 @contextlib.contextmanager
-def relying_party(server_port: int, *options: str):
-    """A sample relying party configured with the server on `server_port`, and a scenario listing its callback."""
-    with sample_process(f"http://127.0.0.1:{server_port}", *options) as origin, tempfile.TemporaryDirectory() as folder:
+def relying_party(server_port: int, *options: str, script: pathlib.Path | None = None):
+    """A relying party (the sample, or `script` with `options`) configured with the server on `server_port`, and a
+    scenario listing its callback."""
+    apple = f"http://127.0.0.1:{server_port}"
+    process = started([str(script), "--apple", apple, *options]) if script else sample_process(apple, *options)
+    with process as origin, tempfile.TemporaryDirectory() as folder:
         yield origin, write_scenario(folder, origin)
 
 
@@ -115,11 +125,18 @@ def audit_sample(name: str):
         return result, junit.read_text() if junit.exists() else None, port
 
 
+def audit_social_core():
+    port = free_port()
+    with relying_party(port, "--cookie", "none", script=SOCIAL_CORE_SITE) as (origin, scenario):
+        return audit(origin, scenario, port, "--format", "json"), None, port
+
+
 @pytest.fixture(scope="module")
 def audits():
-    """Every sample audited at once (each audit waits on its relying party, not on the CPU)."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(SAMPLES)) as pool:
+    """Every sample, and social-core's site, audited at once (each audit waits on its relying party, not on the CPU)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(SAMPLES) + 1) as pool:
         futures = {name: pool.submit(audit_sample, name) for name in SAMPLES}
+        futures[SOCIAL_CORE] = pool.submit(audit_social_core)
         return {name: future.result() for name, future in futures.items()}
 
 
@@ -269,3 +286,30 @@ def test_the_audits_cookie_rules_agree_with_chromium(cookie, signs_in):
             result = audit(origin, scenario, server_port, "--cases", "callback.cancel")
     in_audit = result.returncode != 2
     assert (in_chromium, in_audit) == (signs_in, signs_in), result.stderr
+
+
+# social-core's AppleIdAuth asks for response_type=code and sends no nonce, and the site has no iOS backend or
+# notification endpoint: those cases do not apply. It verifies the token endpoint's identity token with PyJWT,
+# which takes an aud array that contains the client.
+SOCIAL_CORE_NOT_PASSING = {
+    **{case: "SKIP" for case in FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
+    **{case: "SKIP" for case in ("callback.string_booleans", "token_id_token.nonce", "token_id_token.nonce_missing",
+                                 "token_id_token.sub_mismatch")},
+    "token_id_token.aud_array": "FAIL",
+}
+
+
+def test_social_core_hosted_with_a_cross_site_session_cookie(audits):
+    result, _, port = audits[SOCIAL_CORE]
+    assert result.returncode == 1, result.stderr
+    assert port_is_free(port)
+    verdicts = {case["id"]: case["verdict"] for case in json.loads(result.stdout)["cases"] if case["verdict"] != "PASS"}
+    assert verdicts == SOCIAL_CORE_NOT_PASSING
+
+
+def test_social_core_hosted_with_djangos_default_lax_session_cookie_never_gets_its_state_back():
+    port = free_port()
+    with relying_party(port, "--cookie", "lax", script=SOCIAL_CORE_SITE) as (origin, scenario):
+        result = audit(origin, scenario, port)
+    assert result.returncode == 2
+    assert "withheld the relying party's cookie sid (SameSite=Lax)" in result.stderr
