@@ -5,10 +5,12 @@ import MockAppleID
 /// with. It answers the relying party's authorize requests as a person would on the consent page,
 /// queues the misbehaviours of a case, and tells what the relying party asked of the token endpoint.
 public struct AppleSide: Sendable {
+    /// The provider behind the mock server: its world is what the audit changes between cases.
     public let provider: AppleIDProvider
     /// The mock server's base URL as the relying party reaches it (`http://127.0.0.1:8080`).
     public let baseURL: URL
 
+    /// Apple's side played by `provider`, which the relying party reaches at `baseURL`.
     public init(provider: AppleIDProvider, baseURL: URL) {
         self.provider = provider
         self.baseURL = baseURL
@@ -41,10 +43,9 @@ public struct AppleSide: Sendable {
         return url
     }
 
-    /// Queues `kind` for the next matching request (every one while `count` is nil); returns its id.
-    @discardableResult
-    func queue(_ kind: Fault.Kind, clientID: String?, count: Int? = 1) -> Int? {
-        try? provider.queueFault(Fault(kind, clientID: clientID, count: count)).id
+    /// Queues `kind` for the next matching request (every one while `count` is nil).
+    func queue(_ kind: Fault.Kind, clientID: String?, count: Int? = 1) {
+        _ = try? provider.queueFault(Fault(kind, clientID: clientID, count: count))
     }
 
     /// Drops every queued fault (a case's leftovers, when the relying party did not make the request).
@@ -70,12 +71,12 @@ public struct AppleSide: Sendable {
     /// The persona's `sub` for `clientID`'s team.
     func subject(persona: String, clientID: String) -> String? { provider.subject(personaID: persona, clientID: clientID) }
 
-    /// Another client of `clientID`'s team for a wrong `aud`: a second Services ID first (a relying party may
-    /// trust its own app's bundle ID on purpose), else a bundle ID.
-    func otherClient(ofTeamOf clientID: String) -> String {
+    /// Another client of `clientID`'s team (not `excluded`) for a wrong `aud`: a second Services ID first (a relying
+    /// party may trust its own app's bundle ID on purpose), else a bundle ID.
+    func otherClient(ofTeamOf clientID: String, excluding excluded: String? = nil) -> String {
         let directory = provider.directory
         guard let client = directory.client(clientID) else { return clientID + ".other" }
-        let others = directory.clients.filter { $0.teamID == client.teamID && $0.id != clientID }
+        let others = directory.clients.filter { $0.teamID == client.teamID && $0.id != clientID && $0.id != excluded }
         return (others.first { $0.kind == .web } ?? others.first)?.id ?? clientID + ".other"
     }
 }

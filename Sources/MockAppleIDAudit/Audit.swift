@@ -19,6 +19,8 @@ public struct AuditConfiguration: Sendable {
     /// The relying party's server-to-server notification endpoint, when it has one.
     public var notificationsURL: URL?
 
+    /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
+    /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
     public init(startURL: URL, signedInURL: URL, persona: String = "jane", cases: [AuditCase] = AuditCase.allCases,
                 secondsOnApplesPage: TimeInterval = 5, native: NativeBackend? = nil, notificationsURL: URL? = nil) {
         self.startURL = startURL
@@ -38,6 +40,7 @@ public struct NativeBackend: Sendable {
     /// A JSON body with the credential's fields, as many apps post it.
     public static let defaultBody = #"{"identityToken":"{identity_token}","authorizationCode":"{authorization_code}","nonce":"{nonce}"}"#
 
+    /// Where the app posts.
     public var url: URL
     /// The body, with ``placeholders`` for the identity token, the authorization code, the raw nonce the
     /// app made and the `sub`; sent as JSON when it starts with `{`, as a form otherwise.
@@ -48,6 +51,7 @@ public struct NativeBackend: Sendable {
     /// The app's bundle ID; nil takes the first bundle ID of the web client's team.
     public var bundleID: String?
 
+    /// A backend at `url` that takes `bodyTemplate` (JSON with the credential's fields by default).
     public init(url: URL, bodyTemplate: String = NativeBackend.defaultBody, hashesNonce: Bool = false, bundleID: String? = nil) {
         self.url = url
         self.bodyTemplate = bodyTemplate
@@ -59,8 +63,10 @@ public struct NativeBackend: Sendable {
 /// Why the audit could not run (the command's exit status is then 2): its inputs, or a relying party
 /// whose honest sign-in does not succeed, explained in plain words.
 public struct AuditFailure: Error, Sendable, CustomStringConvertible {
+    /// Why, in plain words.
     public let description: String
 
+    /// A failure saying `description`.
     public init(_ description: String) { self.description = description }
 }
 

@@ -64,6 +64,20 @@ final class AuditBrowser: Sendable {
         private static let redirectLimitText = String(AuditBrowser.maxRedirects)
     }
 
+    /// The body, up to ``bodyLimit``, if it has all come by `deadline` (the client's own deadline ends with the head).
+    private static func collect(_ body: HTTPClientResponse.Body, before deadline: NIODeadline) async throws -> ByteBuffer {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: bodyLimit) }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, (deadline - .now()).nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let buffer = first else { throw HTTPClientError.deadlineExceeded }
+            return buffer
+        }
+    }
+
     /// The hosts a navigation may visit, and the mock server's authorize endpoint.
     struct Scope: Sendable {
         /// The relying party's host name (any port on it).
@@ -71,8 +85,14 @@ final class AuditBrowser: Sendable {
         /// `host:port` of the mock server.
         let serverAuthority: String
 
+        /// Apple's authorize endpoint on the mock server: its port and path, on its host (any host that reaches
+        /// this machine when the server listens on every address).
         func isAuthorize(_ url: URL) -> Bool {
-            Self.authority(url) == serverAuthority && url.path == "/auth/authorize"
+            guard url.path == "/auth/authorize" else { return false }
+            if Self.authority(url) == serverAuthority { return true }
+            let (host, port) = (serverAuthority.split(separator: ":").dropLast().joined(separator: ":"), serverAuthority.split(separator: ":").last)
+            let wildcard = host == "0.0.0.0" || host == "::" || host == "[::]"
+            return wildcard && Self.authority(url).split(separator: ":").last == port
         }
 
         func mayVisit(_ url: URL) -> Bool {
@@ -123,7 +143,7 @@ final class AuditBrowser: Sendable {
             let text: String
             do {
                 response = try await client.execute(request, deadline: deadline)
-                text = String(buffer: try await response.body.collect(upTo: Self.bodyLimit))
+                text = String(buffer: try await Self.collect(response.body, before: deadline))
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
                 navigation.end = .timedOut
                 return navigation

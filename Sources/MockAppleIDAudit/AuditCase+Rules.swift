@@ -81,7 +81,7 @@ extension AuditCase {
                                      rpMust: "sign in when the answer comes, or refuse cleanly", missIsWarning: true, reference: Self.tokenErrors)
         case .nativeSignature: return refuse("the identity token the app posts has a signature that does not verify",
                                              "verify it as any identity token", Self.nativeValidation)
-        case .nativeAudience: return refuse("the identity token the app posts has the web Services ID as aud, not the app's bundle ID",
+        case .nativeAudience: return refuse("the identity token the app posts has another client of the team as aud (a second Services ID), not the app's bundle ID",
                                             "check that aud is its bundle ID", Self.nativeValidation)
         case .nativeExpired: return refuse("the identity token the app posts expired an hour ago", "check exp", Self.nativeValidation)
         case .nativeNonce: return refuse("the identity token the app posts carries another nonce than the app sent", "check nonce",
@@ -94,8 +94,9 @@ extension AuditCase {
         case .notificationsIssuer: return ignore("a consent-revoked notification whose iss is not https://appleid.apple.com", "check iss",
                                                  Self.notificationRule)
         case .notificationsExpired: return ignore("a consent-revoked notification that expired an hour ago", "check exp", Self.notificationRule)
-        case .notificationsReplay: return ignore("a genuine consent-revoked notification posted again, after the person signed in again",
-                                                 "act on each jti once (a 2xx to a repeat is fine: Apple retries with the same jti)", Self.notificationRule)
+        case .notificationsReplay: return Rule(appleSide: "a genuine consent-revoked notification posted again, after the person signed in again",
+                                               expectation: .ignore, rpMust: "act on each jti once (a 2xx to a repeat is fine: Apple retries with the same jti)",
+                                               missIsWarning: false, reference: Self.notificationRule)
         case .notificationsConsentRevoked: return Rule(appleSide: "a genuine consent-revoked notification", expectation: .act,
                                                        rpMust: "end the person's sessions and answer 2xx", missIsWarning: true, reference: Self.notificationRule)
         case .notificationsAccountDelete: return Rule(appleSide: "a genuine account-delete notification", expectation: .act,
@@ -103,7 +104,7 @@ extension AuditCase {
         case .keysRotation: return accept("Apple signs with a new key (new kid) after the relying party cached /auth/keys",
                                           "fetch /auth/keys again for an unknown kid", "Apple: Fetch Apple's public key for verifying token signature")
         case .keysUnreachable: return refuse("Apple signs with a new key and /auth/keys answers 503",
-                                             "refuse a token it cannot verify", Self.idTokenValidation)
+                                             "refuse a token it cannot verify (a should for an RP that asks for response_type=code)", Self.idTokenValidation)
         }
     }
 

@@ -89,6 +89,7 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     public struct Rule: Sendable {
         /// What Apple's side does, in plain words.
         public let appleSide: String
+        /// Whether the relying party must refuse, accept, or ignore what Apple's side does.
         public let expectation: Expectation
         /// What the relying party must (or should) do.
         public let rpMust: String

@@ -1,5 +1,5 @@
 /// How a relying party fared in one case.
-public enum Verdict: String, Sendable, Codable, Comparable {
+public enum Verdict: String, Sendable, Codable {
     /// It did what it must.
     case pass = "PASS"
     /// It did what it should not (a should, not a must).
@@ -8,21 +8,11 @@ public enum Verdict: String, Sendable, Codable, Comparable {
     case fail = "FAIL"
     /// The case does not apply to how this relying party signs in.
     case skip = "SKIP"
-
-    private var rank: Int {
-        switch self {
-        case .pass: return 0
-        case .skip: return 1
-        case .warn: return 2
-        case .fail: return 3
-        }
-    }
-
-    public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// One case's outcome: what was expected, what was seen, and the evidence.
 public struct CaseResult: Sendable, Codable, Equatable {
+    /// The case's stable id (`id_token.signature`).
     public let id: String
     public let verdict: Verdict
     /// What Apple's side did.
@@ -34,6 +24,7 @@ public struct CaseResult: Sendable, Codable, Equatable {
     /// The observations behind the verdict (statuses, redirects, cookies withheld, token requests).
     public let evidence: [String]
 
+    /// A result as the judge gives it (or as a test builds one).
     public init(id: String, verdict: Verdict, appleSide: String, expected: String, seen: String, evidence: [String]) {
         self.id = id
         self.verdict = verdict
@@ -48,8 +39,10 @@ public struct CaseResult: Sendable, Codable, Equatable {
 public struct AuditReport: Sendable, Codable, Equatable {
     /// What the learning step recorded about the relying party's honest sign-in.
     public let learned: [String]
+    /// One result per case run.
     public let cases: [CaseResult]
 
+    /// A report of `cases`, after a learning step that recorded `learned`.
     public init(learned: [String], cases: [CaseResult]) {
         self.learned = learned
         self.cases = cases

@@ -13,7 +13,8 @@ extension CaseRunner {
             switch auditCase {
             case .nativeSignature: credential.identityToken = try forgery.badSignature(claims)
             case .nativeAudience:
-                credential.identityToken = try forgery.signed(claims.setting("aud", .string(learned.request.first("client_id") ?? "")))
+                let other = apple.otherClient(ofTeamOf: learned.request.first("client_id") ?? "", excluding: bundleID)
+                credential.identityToken = try forgery.signed(claims.setting("aud", .string(other)))
             case .nativeExpired: credential.identityToken = try forgery.signed(claims.expiredAnHourAgo)
             case .nativeNonce:
                 credential.identityToken = try forgery.signed(claims.setting("nonce", .string(session.tokenNonce(native, raw: RandomToken.make()))))

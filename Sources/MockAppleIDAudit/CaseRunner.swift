@@ -10,15 +10,12 @@ struct CaseRunner: Sendable {
     var apple: AppleSide { session.apple }
     var persona: String { session.configuration.persona }
 
-    init(session: AuditSession, learned: Learned) {
-        self.session = session
-        self.learned = learned
-    }
-
     /// What playing a case produced.
     enum Outcome: Sendable {
         /// The case does not apply, and why.
         case skipped(String)
+        /// Judged before the case's own observation could be made (what was seen says why).
+        case judged(Verdict, String)
         case played(Played)
     }
 

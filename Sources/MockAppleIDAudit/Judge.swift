@@ -12,6 +12,8 @@ enum Judge {
         switch outcome {
         case let .skipped(reason):
             return CaseResult(id: auditCase.id, verdict: .skip, appleSide: rule.appleSide, expected: expected, seen: reason, evidence: [])
+        case let .judged(verdict, seen):
+            return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: [])
         case let .played(value):
             played = value
         }
@@ -33,8 +35,10 @@ enum Judge {
         let exchanged = played.exchangeMeansAccepted && observation.exchanges.contains(200)
         let serverError = observation.callback.hops.contains { $0.status >= 500 }
         let timedOut: Bool = { if case .timedOut = observation.callback.end { return true } else { return false } }()
-        let unclean = answersCleanly.contains(auditCase) && (serverError || timedOut)
-        let uncleanText = timedOut ? "its callback did not answer in time" : "its callback answered a 5xx"
+        let dropped: Bool = { if case .failed = observation.callback.end { return true } else { return false } }()
+        let unclean = answersCleanly.contains(auditCase) && (serverError || timedOut || dropped)
+        let uncleanText = timedOut ? "its callback did not answer in time"
+            : dropped ? "its callback dropped the connection" : "its callback answered a 5xx"
 
         let verdict: Verdict
         let seen: String

@@ -11,6 +11,8 @@ struct Learned: Sendable {
     let shows: Shows
     /// Whether the honest sign-in exchanged the code at `/auth/token` (else the token endpoint's cases do not apply).
     let exchangesCode: Bool
+    /// Whether the signed-in page answers 2xx to a browser with no session (then only what it shows tells).
+    let anonymousPageAnswers2xx: Bool
     let summary: [String]
 
     enum Shows: Sendable { case subject, email, nothing }
@@ -65,7 +67,8 @@ enum LearningStep {
         if let native = session.configuration.native {
             summary.append(try await honestNative(native, session: session, webClientID: attempt.clientID))
         }
-        return Learned(request: request, shows: shows, exchangesCode: !honest.exchanges.isEmpty, summary: summary)
+        return Learned(request: request, shows: shows, exchangesCode: !honest.exchanges.isEmpty, anonymousPageAnswers2xx: before.signedIn,
+                       summary: summary)
     }
 
     /// An honest native sign-in, which the backend must accept (2xx).

@@ -30,9 +30,8 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
     @Option(help: "The relying party's iOS backend: where its app posts the identity token (audits the native.* cases).")
     var native: String?
-    @Option(name: .customLong("native-body"), help: ArgumentHelp(
-        "What the app posts: JSON when it starts with {, a form otherwise, with \(NativeBackend.placeholders.joined(separator: ", ")).",
-        discussion: "Default: \(NativeBackend.defaultBody)"))
+    @Option(name: .customLong("native-body"),
+            help: "What the app posts: JSON when it starts with {, a form otherwise, with \(NativeBackend.placeholders.joined(separator: ", ")).")
     var nativeBody: String = NativeBackend.defaultBody
     @Flag(name: .customLong("native-nonce-sha256"), help: "The app passes the SHA-256 (hex) of its raw nonce to Apple; {nonce} is the raw one.")
     var nativeNonceSHA256 = false

@@ -37,10 +37,13 @@ def make_handler(callback: str, cookie_marks: str):
     lock = threading.Lock()
 
     class Handler(SiteHandler):
-        def session(self) -> tuple[str, dict]:
+        def session(self, create: bool = False) -> tuple[str, dict]:
+            """The request's session; a new one only where a sign-in starts."""
             sid = self.cookies().get("sid", "")
             with lock:
                 if sid not in sessions:
+                    if not create:
+                        return "", {}
                     sid = secrets.token_urlsafe(16)
                     sessions[sid] = {}
                 return sid, sessions[sid]
@@ -50,7 +53,7 @@ def make_handler(callback: str, cookie_marks: str):
 
         def do_GET(self):
             path = urllib.parse.urlsplit(self.path).path
-            sid, session = self.session()
+            sid, session = self.session(create=path == "/login")
             if path == "/login":
                 backend = AppleIdAuth(SiteStrategy(session, {}, callback), redirect_uri=callback)
                 return self.answer(302, "", [("Location", backend.auth_url()), self.cookie(sid)])
@@ -72,6 +75,7 @@ def make_handler(callback: str, cookie_marks: str):
                 return self.answer(400, f"<p>sign-in refused: {html.escape(str(error))}</p>")
             fresh = secrets.token_urlsafe(16)
             with lock:
+                sessions.pop(self.cookies().get("sid", ""), None)
                 sessions[fresh] = {"user": {"uid": user.uid, "email": user.details.get("email")}}
             self.answer(303, "", [("Location", "/me"), self.cookie(fresh)])
 

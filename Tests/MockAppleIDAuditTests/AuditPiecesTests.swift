@@ -65,6 +65,8 @@ struct AuditPiecesTests {
         #expect(Judge.judge(.tokenInvalidGrant, played(signedIn: false, status: 500)).verdict == .warn)
         #expect(Judge.judge(.tokenSlow, played(signedIn: false, end: .timedOut)).verdict == .warn)
         #expect(Judge.judge(.tokenSlow, played(signedIn: false, status: 400)).verdict == .pass)
+        #expect(Judge.judge(.callbackCancel, played(signedIn: false, end: .failed("connection reset"))).verdict == .warn)
+        #expect(Judge.judge(.callbackReplay, .judged(.warn, "why")).verdict == .warn)
         #expect(Judge.judge(.callbackNoEmail, played(signedIn: false, status: 400)).verdict == .fail)
         let refused = Judge.judge(.callbackNoEmail, played(signedIn: false, status: 400))
         #expect(refused.evidence.contains("callback page: refused \"x\""))
