@@ -1,8 +1,8 @@
 import Foundation
 
 extension AuditReport {
-    /// The terminal table: case, what Apple's side did, what was expected, what was seen, verdict; then
-    /// the totals.
+    /// The terminal table: per case its verdict, id and what was seen, with what Apple's side did and what
+    /// was expected under it; then the totals.
     public var table: String {
         var lines = ["What the honest sign-in looked like:"] + learned.map { "  " + $0 } + [""]
         let width = max(4, cases.map(\.id.count).max() ?? 0)
@@ -10,11 +10,9 @@ extension AuditReport {
         for result in cases {
             lines.append(result.verdict.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                          + result.id.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + result.seen)
-            if result.verdict == .fail || result.verdict == .warn {
-                let indent = String(repeating: " ", count: 9 + width + 2)
-                lines.append(indent + "Apple's side: " + result.appleSide)
-                lines.append(indent + "expected: " + result.expected)
-            }
+            let indent = String(repeating: " ", count: 9 + width + 2)
+            lines.append(indent + "Apple's side: " + result.appleSide)
+            lines.append(indent + "expected: " + result.expected)
         }
         lines.append("")
         lines.append("\(cases.count) cases: \(count(.pass)) PASS, \(count(.fail)) FAIL, \(count(.warn)) WARN, \(count(.skip)) SKIP")

@@ -88,6 +88,7 @@ struct AuditPiecesTests {
             CaseResult(id: "token.slow", verdict: .skip, appleSide: "a", expected: "e", seen: "why", evidence: []),
         ])
         #expect(report.table.contains("2 cases: 0 PASS, 1 FAIL, 0 WARN, 1 SKIP"))
+        #expect(report.table.components(separatedBy: "Apple's side: ").count == 3)
         let decoded = try JSONDecoder().decode(AuditReport.self, from: Data(report.json.utf8))
         #expect(decoded == report)
         #expect(report.junit.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
