@@ -27,10 +27,10 @@ extension AuditSession {
 
     /// What the app would post after signing `persona` in to `bundleID`: a fresh credential and nonce.
     func nativeCredential(_ native: NativeBackend, bundleID: String) throws(AuditFailure) -> NativeCredentialPost {
-        let raw = RandomToken.make()
-        let nonce = native.hashesNonce ? Self.sha256Hex(raw) : raw
+        let raw = AppleIdentifiers.jwtID()
         do {
-            let credential = try apple.provider.nativeSignIn(NativeSignInRequest(personaID: configuration.persona, bundleID: bundleID, nonce: nonce))
+            let request = NativeSignInRequest(personaID: configuration.persona, bundleID: bundleID, nonce: tokenNonce(native, raw: raw))
+            let credential = try apple.provider.nativeSignIn(request)
             return NativeCredentialPost(identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
                                         rawNonce: raw, subject: credential.user)
         } catch {
@@ -39,7 +39,9 @@ extension AuditSession {
     }
 
     /// The nonce the token carries for `raw`, as the app passes it to Apple.
-    func tokenNonce(_ native: NativeBackend, raw: String) -> String { native.hashesNonce ? Self.sha256Hex(raw) : raw }
+    func tokenNonce(_ native: NativeBackend, raw: String) -> String {
+        native.hashesNonce ? Hex.encode(Array(SHA256.hash(data: Data(raw.utf8)))) : raw
+    }
 
     /// Posts `credential` to the backend with the body template filled in; 2xx counts as signed in.
     func postNative(_ native: NativeBackend, _ credential: NativeCredentialPost) async -> AuditSession.Observation {
@@ -67,9 +69,5 @@ extension AuditSession {
         let status = answer.finalStatus
         let accepted = status.map { (200...299).contains($0) } ?? false
         return Observation(callback: answer, signedIn: SignedInCheck(status: status, body: answer.finalBody, signedIn: accepted), exchanges: [])
-    }
-
-    private static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -32,7 +32,7 @@ extension CaseRunner {
             fields = fields.replacing("state", with: nil)
         case .callbackStateWrong:
             if attempt.request.first("state") == nil { return .skipped("the relying party sends no state") }
-            fields = fields.replacing("state", with: "audit-not-your-state-" + RandomToken.make())
+            fields = fields.replacing("state", with: "audit-not-your-state-" + AppleIdentifiers.jwtID())
         case .callbackUserEmailMismatch:
             guard let user = delivery["user"], let object = JSONValue.parse(Data(user.utf8)), object["email"] != nil else {
                 return .skipped("the relying party asks for no email scope, so Apple sends no email in the user JSON")

@@ -44,7 +44,7 @@ extension CaseRunner {
         case .idTokenExpired: return try forgery.signed(claims.expiredAnHourAgo)
         case .idTokenIssuedInFuture:
             return try forgery.signed(claims.setting("iat", .int(issuedAt + 3600)).setting("exp", .int(expires + 3600)))
-        case .idTokenNonce: return try forgery.signed(claims.setting("nonce", .string("audit-not-your-nonce-" + RandomToken.make())))
+        case .idTokenNonce: return try forgery.signed(claims.setting("nonce", .string("audit-not-your-nonce-" + AppleIdentifiers.jwtID())))
         case .idTokenNonceMissing: return try forgery.signed(claims.setting("nonce", nil))
         case .idTokenCodeHash: return try forgery.signed(claims.setting("c_hash", .string(TokenHash.of("not-the-code-" + code))))
         case .idTokenSubjectMismatch:
@@ -57,12 +57,5 @@ extension CaseRunner {
             return try forgery.signed(changed)
         default: return try forgery.signed(claims)
         }
-    }
-}
-
-/// Random text for values no relying party can have seen.
-enum RandomToken {
-    static func make() -> String {
-        String((0..<16).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
     }
 }

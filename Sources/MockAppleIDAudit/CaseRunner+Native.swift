@@ -17,7 +17,7 @@ extension CaseRunner {
                 credential.identityToken = try forgery.signed(claims.setting("aud", .string(other)))
             case .nativeExpired: credential.identityToken = try forgery.signed(claims.expiredAnHourAgo)
             case .nativeNonce:
-                credential.identityToken = try forgery.signed(claims.setting("nonce", .string(session.tokenNonce(native, raw: RandomToken.make()))))
+                credential.identityToken = try forgery.signed(claims.setting("nonce", .string(session.tokenNonce(native, raw: AppleIdentifiers.jwtID()))))
             case .nativeOtherTeam:
                 let other = apple.clientOfAnotherTeam(than: bundleID)
                 let subject = apple.subject(persona: persona, clientID: other) ?? "000000.audit.other.team"
@@ -28,7 +28,7 @@ extension CaseRunner {
             throw AuditFailure("could not forge the token: \(error)")
         }
         // Whoever forges a token has no code that Apple would redeem: a backend that checks the code refuses as well.
-        credential.authorizationCode = "audit-unredeemable-code-" + RandomToken.make()
+        credential.authorizationCode = "audit-unredeemable-code-" + AppleIdentifiers.jwtID()
         return .played(Played(observation: await session.postNative(native, credential), evidence: ["bundle ID \(bundleID)"]))
     }
 }

@@ -41,11 +41,10 @@ extension JSONValue {
     /// This object with `key` set to `value` (nil: removed).
     func setting(_ key: String, _ value: JSONValue?) -> JSONValue {
         guard case var .object(members) = self else { return self }
-        if let value {
-            if let index = members.firstIndex(where: { $0.0 == key }) { members[index].1 = value } else { members.append((key, value)) }
-        } else {
+        guard let value else {
             members.removeAll { $0.0 == key }
+            return .object(members)
         }
-        return .object(members)
+        return merged(with: .object([(key, value)]))
     }
 }

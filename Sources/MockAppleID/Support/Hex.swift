@@ -1,11 +1,11 @@
 /// Hexadecimal digits of bytes, two per byte: lowercase text for identifiers, either case for
 /// percent-escapes.
-enum Hex {
+public enum Hex {
     private static let lowercase = Array("0123456789abcdef".utf8)
     private static let uppercase = Array("0123456789ABCDEF".utf8)
 
     /// Lowercase hexadecimal text of `bytes`.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { text in
             var index = 0
             for byte in bytes {
