@@ -79,13 +79,15 @@ public enum Audit {
         try check(configuration, apple: apple)
         let browser = AuditBrowser(scope: .init(rpHost: configuration.startURL.host?.lowercased() ?? "",
                                                 serverAuthority: AuditBrowser.Scope.authority(apple.baseURL)))
-        do {
+        do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
             let learned = try await LearningStep.run(session)
             let runner = CaseRunner(session: session, learned: learned)
             var results: [CaseResult] = []
             for (index, auditCase) in configuration.cases.enumerated() {
+                // A cancelled audit (its caller went away) stops between cases.
+                guard !Task.isCancelled else { throw AuditFailure("the audit was stopped before \(auditCase.id)") }
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id)")
                 let result = try await runner.run(auditCase)
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id): \(result.verdict.rawValue)")

@@ -21,11 +21,12 @@ struct AdminClient {
     static let responseLimit = 16 << 20
 
     /// Runs `body` with a client for the server at `url` (`http://HOST:PORT`, optionally with a path
-    /// prefix), then closes the client's connections.
-    static func with<Result>(url: String, token: String? = nil, _ body: (AdminClient) async throws -> Result) async throws -> Result {
+    /// prefix), then closes the client's connections; `option` names where the URL came from in an error.
+    static func with<Result>(url: String, token: String? = nil, option: String = "--url",
+                             _ body: (AdminClient) async throws -> Result) async throws -> Result {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
               !(parsed.host ?? "").isEmpty, parsed.query == nil
-        else { throw CommandError("--url must be the server's base URL, such as http://127.0.0.1:8080; got \"\(url)\"") }
+        else { throw CommandError("\(option) must be the server's base URL, such as http://127.0.0.1:8080; got \"\(url)\"") }
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: connectTimeout, read: timeout))
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -62,15 +63,8 @@ struct AdminClient {
 
     /// Sends one admin request and returns the status and body, whatever the status.
     func send(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
-        var request = HTTPClientRequest(url: "\(baseURL)/__admin/\(path)")
-        request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: body.data))
-        }
         do {
-            let response = try await http.execute(request, timeout: Self.timeout)
+            let response = try await http.execute(request(method, path, body: body), timeout: Self.timeout)
             let buffer = try await response.body.collect(upTo: Self.responseLimit)
             return (response.status.code, Data(buffer.readableBytesView))
         } catch let error as NIOTooManyBytesError {
@@ -78,6 +72,48 @@ struct AdminClient {
         } catch {
             throw CommandError("cannot reach mock-appleid at \(baseURL) (\(method) /__admin/\(path)): \(error); is `mock-appleid serve` running there (--url, MOCK_APPLEID_URL)?")
         }
+    }
+
+    /// `POST /__admin/<path>` whose answer is a stream of lines (`application/x-ndjson`): hands each non-empty line to
+    /// `line` as it comes, until the server ends the answer. A status other than 2xx is thrown as the server's error.
+    /// The read timeout applies between chunks, so the server must send something (an empty line) at least that often.
+    func postStreaming(_ path: String, _ body: JSONValue, line: (String) throws -> Void) async throws {
+        let response: HTTPClientResponse
+        do { response = try await http.execute(request(.POST, path, body: body), timeout: Self.timeout) } catch {
+            throw CommandError("cannot reach mock-appleid at \(baseURL) (POST /__admin/\(path)): \(error); is `mock-appleid serve` running there?")
+        }
+        guard (200..<300).contains(response.status.code) else {
+            let buffer = try await response.body.collect(upTo: Self.responseLimit)
+            throw Self.failure(.POST, path, status: response.status.code, Data(buffer.readableBytesView))
+        }
+        var pending: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                pending += chunk.readableBytesView
+                while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let text = String(decoding: pending[..<end], as: UTF8.self)
+                    pending.removeSubrange(...end)
+                    if !text.isEmpty { try line(text) }
+                }
+                guard pending.count <= Self.responseLimit else { throw CommandError("POST /__admin/\(path): a line longer than \(Self.responseLimit) bytes") }
+            }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError("POST \(baseURL)/__admin/\(path): the answer broke off: \(error)")
+        }
+        if !pending.isEmpty { try line(String(decoding: pending, as: UTF8.self)) }
+    }
+
+    private func request(_ method: HTTPMethod, _ path: String, body: JSONValue?) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: "\(baseURL)/__admin/\(path)")
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body.data))
+        }
+        return request
     }
 
     /// Decodes an admin answer into `type`, naming the call when it does not fit.

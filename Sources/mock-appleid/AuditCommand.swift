@@ -12,8 +12,8 @@ struct AuditCommand: AsyncParsableCommand {
         abstract: "Test a relying party: play Apple's side of the tricky cases against it and report what it got wrong.",
         discussion: """
         Starts a mock server (the built-in scenario, or --scenario) on --host and --port, which the relying party \
-        must be configured with, follows --start in a browser of its own, answers as Apple would, and judges each \
-        case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
+        must be configured with, or uses the running server at --server; follows --start in a browser of its own, \
+        answers as Apple would, and judges each case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
         no case FAILs, 1 when one does, 2 when the audit could not run.
         """)
 
@@ -22,17 +22,23 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .customLong("signed-in"), help: "A page of the relying party that answers 2xx only to a signed-in session, showing the user.")
     var signedIn: String?
     @OptionGroup var scenario: ScenarioOption
-    @Option(help: "Address the mock server listens on.") var host: String = "127.0.0.1"
-    @Option(help: "Port the mock server listens on (the relying party is configured with it).") var port: Int = 8080
-    @Option(help: "The persona who signs in.") var persona: String = "jane"
+    @Option(help: "Address the mock server listens on (default: 127.0.0.1).") var host: String?
+    @Option(help: "Port the mock server listens on, which the relying party is configured with (default: 8080).") var port: Int?
+    @Option(help: "Audit through a running server instead (its base URL as the relying party reaches it, such as http://127.0.0.1:8080): its scenario and world are used, not --scenario.")
+    var server: String?
+    @Option(name: .customLong("apple-url"), help: "With --server: the server's base URL as the relying party uses it, when it is not --server's (https://appleid.apple.com for a relying party with Apple's URLs built in, led to the server by its host names).")
+    var appleURL: String?
+    @Option(name: .customLong("admin-token"), help: "The running server's admin token, with --server (default: $MOCK_APPLEID_ADMIN_TOKEN, else the file $MOCK_APPLEID_ADMIN_TOKEN_FILE names).")
+    var adminToken: String?
+    @Option(help: "The persona who signs in (default: jane).") var persona: String?
     @Option(help: "Cases to run: ids or prefixes ending in * (id_token.*,callback.replay). Default: all.") var cases: String?
     @Option(help: "Output: table or json.") var format: OutputFormat = .table
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
     @Option(help: "The relying party's iOS backend: where its app posts the identity token (audits the native.* cases).")
     var native: String?
     @Option(name: .customLong("native-body"),
-            help: "What the app posts: JSON when it starts with {, a form otherwise, with \(NativeBackend.placeholders.joined(separator: ", ")).")
-    var nativeBody: String = NativeBackend.defaultBody
+            help: "What the app posts: JSON when it starts with {, a form otherwise, with \(NativeBackend.placeholders.joined(separator: ", ")) (default: \(NativeBackend.defaultBody)).")
+    var nativeBody: String?
     @Flag(name: .customLong("native-nonce-sha256"), help: "The app passes the SHA-256 (hex) of its raw nonce to Apple; {nonce} is the raw one.")
     var nativeNonceSHA256 = false
     @Option(name: .customLong("bundle-id"), help: "The app's bundle ID (default: the first of the web client's team).") var bundleID: String?
@@ -44,25 +50,21 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         if listCases { print(AuditCaseList.text, terminator: ""); return }
+        let request = AuditRequest(start: start, signedIn: signedIn, persona: persona,
+                                   cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
+                                   nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications)
         let configuration: AuditConfiguration
-        let loaded: Scenario
-        do {
-            configuration = try makeConfiguration()
-            loaded = try scenario.load()
-        } catch {
-            Self.fail("\(error)")
-        }
+        do { configuration = try request.configuration() } catch { Self.fail(error.description) }
         let showsProgress = isatty(STDERR_FILENO) != 0
         let progress: @Sendable (String) -> Void = { line in
             if showsProgress { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
         let outcome: Result<AuditReport, AuditFailure>
-        do {
-            outcome = try await MockAppleIDTestServer.withRunning(scenario: loaded, host: host, port: port) { server in
-                do throws(AuditFailure) { return .success(try await server.audit(configuration, progress: progress)) } catch { return .failure(error) }
-            }
-        } catch {
-            Self.fail("could not start the mock server on \(host):\(port): \(error)")
+        if let server {
+            outcome = try await audit(request, through: server, progress: progress)
+        } else {
+            if appleURL != nil { Self.fail("--apple-url goes with --server: a server the audit starts itself is reached at --host and --port") }
+            outcome = try await audit(configuration, progress: progress)
         }
         switch outcome {
         case let .failure(failure): Self.fail(failure.description)
@@ -75,30 +77,45 @@ struct AuditCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeConfiguration() throws -> AuditConfiguration {
-        guard let start, let startURL = URL(string: start) else { throw CommandError("--start URL is required") }
-        guard let signedIn, let signedInURL = URL(string: signedIn) else { throw CommandError("--signed-in URL is required") }
-        var selected = AuditCase.allCases
-        if let cases {
-            let patterns = cases.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            let chosen = AuditCase.selected(by: patterns)
-            guard chosen.unmatched.isEmpty else {
-                throw CommandError("no case matches \(chosen.unmatched.joined(separator: ", ")) (mock-appleid audit --list-cases lists them)")
+    /// The audit against a server of its own, started on the scenario, host and port given.
+    private func audit(_ configuration: AuditConfiguration, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
+        let (host, port) = (host ?? "127.0.0.1", port ?? 8080)
+        let loaded: Scenario
+        do { loaded = try scenario.load() } catch { Self.fail("\(error)") }
+        do {
+            return try await MockAppleIDTestServer.withRunning(scenario: loaded, host: host, port: port) { server in
+                do throws(AuditFailure) { return .success(try await server.audit(configuration, progress: progress)) } catch { return .failure(error) }
             }
-            selected = chosen.cases
+        } catch {
+            Self.fail("could not start the mock server on \(host):\(port): \(error)")
         }
-        var backend: NativeBackend?
-        if let native {
-            guard let url = URL(string: native) else { throw CommandError("--native must be a URL") }
-            backend = NativeBackend(url: url, bodyTemplate: nativeBody, hashesNonce: nativeNonceSHA256, bundleID: bundleID)
+    }
+
+    /// The audit run by the server at `url` against its own world (`POST /__admin/audit`), its progress relayed.
+    private func audit(_ request: AuditRequest, through url: String, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
+        guard scenario.scenario == nil, host == nil, port == nil else {
+            Self.fail("--server audits through a running server, whose scenario, host and port are its own: leave out --scenario, --host and --port")
         }
-        var notificationsURL: URL?
-        if let notifications {
-            guard let url = URL(string: notifications) else { throw CommandError("--notifications must be a URL") }
-            notificationsURL = url
+        let body = request.json.merged(with: .object([("server", .string(appleURL ?? url))]))
+        var outcome: Result<AuditReport, AuditFailure>?
+        do {
+            try await AdminClient.with(url: url, token: try ServerURLOption.adminToken(given: adminToken), option: "--server") { client in
+                try await client.postStreaming("audit", body) { line in
+                    guard let object = JSONValue.parse(Data(line.utf8)) else { throw CommandError("the server's audit answer is not JSON: \(line.prefix(200))") }
+                    if let text = object["progress"]?.stringValue { progress(text) }
+                    if let text = object["failure"]?.stringValue { outcome = .failure(AuditFailure(text)) }
+                    if let report = object["report"] {
+                        do { outcome = .success(try JSONDecoder().decode(AuditReport.self, from: report.data)) } catch {
+                            throw CommandError("the server's audit report cannot be read: \(error)")
+                        }
+                    }
+                }
+            }
+        } catch {
+            Self.fail("\(error)")
         }
-        return AuditConfiguration(startURL: startURL, signedInURL: signedInURL, persona: persona, cases: selected,
-                                  native: backend, notificationsURL: notificationsURL)
+        guard let outcome else { Self.fail("the server's audit answer ended without a report") }
+        return outcome
     }
 
     /// Says why the audit could not run and exits with status 2.

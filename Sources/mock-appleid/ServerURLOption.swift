@@ -18,12 +18,19 @@ struct ServerURLOption: ParsableArguments {
         // MOCK_APPLEID_PORT is serve's --port as the environment gives it (EnvironmentOptions): in a container, where
         // serve and the command share the environment, the command finds the server with nothing more said.
         let local = environment["MOCK_APPLEID_PORT"].flatMap(Int.init).flatMap { (1...65535).contains($0) ? "http://127.0.0.1:\($0)" : nil }
-        return try await AdminClient.with(url: url ?? nonEmpty(environment["MOCK_APPLEID_URL"]) ?? local ?? Self.defaultURL,
-                                          token: try adminToken ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN"])
-                                              ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN_FILE"]).flatMap(AdminTokenFile.read), body)
+        return try await AdminClient.with(url: url ?? Self.nonEmpty(environment["MOCK_APPLEID_URL"]) ?? local ?? Self.defaultURL,
+                                          token: try Self.adminToken(given: adminToken), body)
     }
 
-    private func nonEmpty(_ value: String?) -> String? {
+    /// The admin token: `given` (`--admin-token`), else `$MOCK_APPLEID_ADMIN_TOKEN`, else the file
+    /// `$MOCK_APPLEID_ADMIN_TOKEN_FILE` names.
+    static func adminToken(given: String?) throws -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        return try given ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN"])
+            ?? nonEmpty(environment["MOCK_APPLEID_ADMIN_TOKEN_FILE"]).flatMap(AdminTokenFile.read)
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? {
         value?.isEmpty == false ? value : nil
     }
 }

@@ -2,10 +2,12 @@
 
 Correct by default; `--broken CHECK` leaves out exactly one check, `--cookie` chooses how the state cookie
 is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
-`--misbehave` makes it answer badly. It prints "ready PORT" once it listens.
+`--misbehave` makes it answer badly; `--native-nonce sha256` is an iOS app that passes Apple the SHA-256 (hex) of the
+nonce it posts. It prints "ready PORT" once it listens.
 
     python audit_rp.py --apple http://127.0.0.1:8080 --key Keys/AuthKey_MOCKKEY001.p8 [--port 0] [--host localhost]
                        [--broken nonce] [--cookie none|lax|unset] [--flow hybrid|code] [--misbehave loop]
+                       [--native-nonce raw|sha256]
 """
 import argparse
 import base64
@@ -37,13 +39,15 @@ class Refused(Exception):
 
 
 class RelyingParty:
-    def __init__(self, origin: str, apple: str, private_key: str, broken: str | None, cookie: str, flow: str):
+    def __init__(self, origin: str, apple: str, private_key: str, broken: str | None, cookie: str, flow: str,
+                 native_nonce: str = "raw"):
         self.callback = f"{origin}/callback"
         self.apple = apple
         self.private_key = private_key
         self.broken = broken
         self.cookie = cookie
         self.flow = flow
+        self.native_nonce = native_nonce
         self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10)
         self.sessions: dict[str, dict] = {}
         self.redeemed: dict[str, dict] = {}
@@ -90,6 +94,8 @@ class RelyingParty:
     # The iOS app's post: the identity token, checked as any other (aud is the bundle ID), and its nonce.
     def native(self, body: dict) -> str:
         token, nonce = body.get("identityToken") or "", body.get("nonce") or ""
+        if self.native_nonce == "sha256":
+            nonce = hashlib.sha256(nonce.encode()).hexdigest()
         checks = self.broken != "native_decode"
         claims = self.decode(token, checks, ["iss", "aud", "exp", "iat", "sub"], "identity token")
         if checks and claims.get("nonce") != nonce:
@@ -288,13 +294,14 @@ def main():
     parser.add_argument("--cookie", choices=["none", "lax", "unset"], default="none")
     parser.add_argument("--flow", choices=["hybrid", "code"], default="hybrid")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
+    parser.add_argument("--native-nonce", choices=["raw", "sha256"], default="raw")
     arguments = parser.parse_args()
     with open(arguments.key) as key_file:
         private_key = key_file.read()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), http.server.BaseHTTPRequestHandler)
     port = server.server_address[1]
     rp = RelyingParty(f"http://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
-                      arguments.flow)
+                      arguments.flow, arguments.native_nonce)
     server.RequestHandlerClass = make_handler(rp, arguments.misbehave)
     print(f"ready {port}", flush=True)
     server.serve_forever()

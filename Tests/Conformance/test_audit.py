@@ -12,6 +12,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -22,6 +25,7 @@ from test_notifications import wait_for
 RP = pathlib.Path(__file__).with_name("audit_rp.py")
 SOCIAL_CORE_SITE = pathlib.Path(__file__).with_name("social_core_web_rp.py")
 SOCIAL_CORE = "social-core"
+THROUGH_SERVER = "through-a-running-server"
 KEY = ROOT / "Keys" / "AuthKey_MOCKKEY001.p8"
 FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_none", "id_token.hs256_public_key",
                  "id_token.unknown_kid", "id_token.iss", "id_token.aud", "id_token.aud_array", "id_token.expired",
@@ -131,12 +135,32 @@ def audit_social_core():
         return audit(origin, scenario, port, "--format", "json"), None, port
 
 
+def audit_through_server():
+    """The correct sample audited through a running server (`--server`), which keeps running afterwards."""
+    port = free_port()
+    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server, \
+            tempfile.TemporaryDirectory() as folder:
+        junit = pathlib.Path(folder) / "audit.xml"
+        result = through(server, origin, "--format", "json", "--junit", str(junit),
+                         "--native", f"{origin}/native", "--notifications", f"{origin}/notifications")
+        assert json.loads(urllib.request.urlopen(f"{server}/__admin/health").read())["status"] == "ok"
+        return result, junit.read_text() if junit.exists() else None, port
+
+
+def through(server: str, origin: str, *arguments: str):
+    """`audit --server` against the relying party at `origin`."""
+    return subprocess.run([binary(), "audit", "--server", server, "--start", f"{origin}/login", "--signed-in", f"{origin}/me", *arguments],
+                          capture_output=True, text=True, timeout=300)
+
+
 @pytest.fixture(scope="module")
 def audits():
-    """Every sample, and social-core's site, audited at once (each audit waits on its relying party, not on the CPU)."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(SAMPLES) + 1) as pool:
+    """Every sample, social-core's site, and the correct sample through a running server, audited at once (each audit
+    waits on its relying party, not on the CPU)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(SAMPLES) + 2) as pool:
         futures = {name: pool.submit(audit_sample, name) for name in SAMPLES}
         futures[SOCIAL_CORE] = pool.submit(audit_social_core)
+        futures[THROUGH_SERVER] = pool.submit(audit_through_server)
         return {name: future.result() for name, future in futures.items()}
 
 
@@ -160,6 +184,76 @@ def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, nam
     assert junit.count("<failure ") == sum(verdict == "FAIL" for _, verdict in seen)
     assert junit.count("<skipped ") == sum(verdict == "SKIP" for _, verdict in seen)
     assert port_is_free(port), "the audit's server still listens after it exited"
+
+
+def test_an_audit_through_a_running_server_scores_as_one_with_a_server_of_its_own(audits):
+    """`--server`: the server plays Apple's side with its own world, streams the audit back, and keeps running."""
+    result, junit, _ = audits[THROUGH_SERVER]
+    assert result.returncode == 0, result.stderr
+    seen = [(case["id"], case["verdict"]) for case in json.loads(result.stdout)["cases"]]
+    assert seen == [(case, "PASS") for case in listed_cases()]
+    assert junit.count("<testcase ") == len(seen) and "<failure " not in junit
+
+
+def test_a_backend_whose_app_hashes_the_nonce_is_audited_with_native_nonce_sha256():
+    """`--native-nonce-sha256`: the token carries the SHA-256 of the nonce the app posts; without it, the honest native
+    sign-in of such a backend fails and the audit says so."""
+    port = free_port()
+    with relying_party(port, "--native-nonce", "sha256") as (origin, scenario):
+        hashed = audit(origin, scenario, port, "--format", "json", "--cases", "native.*", "--native", f"{origin}/native",
+                       "--native-nonce-sha256")
+        raw = audit(origin, scenario, port, "--cases", "native.*", "--native", f"{origin}/native")
+    assert hashed.returncode == 0, hashed.stderr
+    assert [(case["id"], case["verdict"]) for case in json.loads(hashed.stdout)["cases"]] == [(case, "PASS") for case in NATIVE]
+    assert raw.returncode == 2 and "the iOS backend refused an honest identity token" in raw.stderr, raw.stderr
+
+
+def test_an_audit_through_a_running_server_explains_why_it_cannot_run():
+    port = free_port()
+    with relying_party(port, "--cookie", "lax") as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
+        lax = through(server, origin)
+        bad_case = through(server, origin, "--cases", "id_token.nothing")
+        own_scenario = through(server, origin, "--scenario", str(scenario))
+    assert lax.returncode == 2 and "withheld the relying party's cookie rp_auth (SameSite=Lax)" in lax.stderr, lax.stderr
+    assert bad_case.returncode == 2 and "no case matches id_token.nothing" in bad_case.stderr
+    assert own_scenario.returncode == 2 and "leave out --scenario, --host and --port" in own_scenario.stderr
+    unreachable = through(f"http://127.0.0.1:{free_port()}", "http://127.0.0.1:9")
+    assert unreachable.returncode == 2 and "cannot reach mock-appleid at" in unreachable.stderr
+
+
+def test_one_audit_at_a_time_runs_against_a_world():
+    """While an audit streams its progress, a second one is refused with 409; the admin API checks the body first."""
+    port = free_port()
+    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
+        def post(body: dict):
+            request = urllib.request.Request(f"{server}/__admin/audit", data=json.dumps(body).encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            return urllib.request.urlopen(request, timeout=60)
+
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post({"start": f"{origin}/login", "signedIn": f"{origin}/me", "case": ["callback.replay"]})
+        assert refused.value.code == 400 and "unknown field \"case\"" in json.loads(refused.value.read())["message"]
+        body = {"start": f"{origin}/login", "signedIn": f"{origin}/me", "cases": ["callback.replay"]}
+        with post(body) as running:
+            assert running.headers["Content-Type"] == "application/x-ndjson"
+            assert "progress" in json.loads(running.readline())
+            with pytest.raises(urllib.error.HTTPError) as busy:
+                post(body)
+            assert busy.value.code == 409 and json.loads(busy.value.read())["error"] == "audit_running"
+            lines = [json.loads(line) for line in running.read().splitlines() if line.strip()]
+        assert [case["verdict"] for case in lines[-1]["report"]["cases"]] == ["PASS"]
+        # A client that goes away stops its audit, and the world is free for the next one.
+        with post(body) as abandoned:
+            assert "progress" in json.loads(abandoned.readline())
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with post(body) as again:
+                    lines = [json.loads(line) for line in again.read().splitlines() if line.strip()]
+                break
+            except urllib.error.HTTPError as error:
+                assert error.code == 409 and time.monotonic() < deadline, "the abandoned audit still holds the world"
+        assert lines[-1]["report"]["cases"][0]["id"] == "callback.replay"
 
 
 def test_docs_audit_lists_each_samples_verdicts():

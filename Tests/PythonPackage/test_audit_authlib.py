@@ -1,6 +1,7 @@
 """The installed package's audit() against a real library: the Flask + authlib sample relying party, served
 over a real socket and configured with the audit's server through discovery. Its verdicts are asserted
 whole (docs/audit.md explains them)."""
+import contextlib
 import pathlib
 import socket
 import tempfile
@@ -43,11 +44,32 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def flask_rp_server(monkeypatch):
-    """The Flask sample on 127.0.0.1 and a free port, configured with a server that will listen on `apple_port`."""
+@contextlib.contextmanager
+def served(app, host_name: str, registered: str, callback_path: str):
+    """`app` on 127.0.0.1 and a free port, reached as `host_name`, and sample-rps.yaml with its callback listed
+    beside the return URL `registered` (and a persona without an email); yields its origin and the scenario."""
     from werkzeug.serving import make_server
 
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    origin = f"http://{host_name}:{server.server_port}"
+    with tempfile.TemporaryDirectory() as folder:
+        scenario = (HERE / "scenarios" / "sample-rps.yaml").read_text().replace("../../../Keys/", f"{KEYS}/")
+        line = f"              - {registered}\n"
+        assert line in scenario
+        path = pathlib.Path(folder) / "audit.yaml"
+        path.write_text(scenario.replace(line, line + f"              - {origin}{callback_path}\n") + NO_EMAIL_PERSONA)
+        try:
+            yield origin, path
+        finally:
+            server.shutdown()
+            thread.join()
+
+
+@pytest.fixture
+def flask_rp_server(monkeypatch):
+    """The Flask sample, configured with a server that will listen on `apple_port`."""
     apple_port = free_port()
     key = package.built_in_developer_key()
     for name, value in {"FLASK_SECRET_KEY": "sample", "APPLE_CLIENT_ID": "com.example.web", "APPLE_TEAM_ID": key.team_id,
@@ -56,21 +78,8 @@ def flask_rp_server(monkeypatch):
         monkeypatch.setenv(name, value)
     from flask_rp.app import create_app
 
-    server = make_server("127.0.0.1", 0, create_app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    origin = f"http://127.0.0.1:{server.server_port}"
-    with tempfile.TemporaryDirectory() as folder:
-        scenario = (HERE / "scenarios" / "sample-rps.yaml").read_text().replace("../../../Keys/", f"{KEYS}/")
-        registered = "              - http://localhost:5000/auth/apple/callback\n"
-        assert registered in scenario
-        path = pathlib.Path(folder) / "audit.yaml"
-        path.write_text(scenario.replace(registered, registered + f"              - {origin}/auth/apple/callback\n") + NO_EMAIL_PERSONA)
-        try:
-            yield origin, apple_port, path
-        finally:
-            server.shutdown()
-            thread.join()
+    with served(create_app(), "127.0.0.1", "http://localhost:5000/auth/apple/callback", "/auth/apple/callback") as (origin, path):
+        yield origin, apple_port, path
 
 
 def test_the_audit_of_flask_and_authlib(flask_rp_server):

@@ -1,19 +1,24 @@
 """A Django site using django-allauth's Apple provider signs in through the plugin. allauth has Apple's
 URLs built in, so the test reaches the server as https://appleid.apple.com (the `apple_hosts` fixture);
-the site's only change is its settings: the scenario's Team ID, Key ID and developer key."""
+the site's only change is its settings: the scenario's Team ID, Key ID and developer key. Served over a
+real socket, the same site is audited through a running server (`MockAppleIDClient.audit`)."""
 import pytest
 
 import mock_appleid as package
+from test_audit_authlib import BACKENDS, FRONT_CHANNEL, served
 
 pytestmark = pytest.mark.mock_appleid(scenario="scenarios/sample-rps.yaml")
 
 
 @pytest.fixture(scope="module")
-def django_site():
+def django_site(tmp_path_factory):
     key = package.built_in_developer_key()
+    # A database file rather than memory: the audit's site answers from several threads.
+    database = tmp_path_factory.mktemp("django") / "site.sqlite3"
     with pytest.MonkeyPatch.context() as environment:
         for name, value in {"DJANGO_SETTINGS_MODULE": "django_rp.settings", "APPLE_CLIENT_ID": "com.example.web",
-                            "APPLE_TEAM_ID": key.team_id, "APPLE_KEY_ID": key.key_id, "APPLE_PRIVATE_KEY": key.pem}.items():
+                            "APPLE_TEAM_ID": key.team_id, "APPLE_KEY_ID": key.key_id, "APPLE_PRIVATE_KEY": key.pem,
+                            "DJANGO_DATABASE": str(database)}.items():
             environment.setenv(name, value)
         import django
         from django.core.management import call_command
@@ -74,3 +79,28 @@ def test_allauth_refuses_when_the_user_cancels(apple_hosts, browser):
     assert finished.status_code == 401 and b"Third-Party Login Failure" in finished.content, finished.content[:2000]
     assert browser.get("/me/").status_code == 401
     assert [entry["endpoint"] for entry in apple_hosts.journal() if entry["endpoint"] == "/auth/token"] == []
+
+
+ALLAUTH_NOT_PASSING = {**{case: "FAIL" for case in FRONT_CHANNEL}, "id_token.iat_future": "WARN", "token_id_token.aud_array": "FAIL",
+                       "token_id_token.nonce": "SKIP", "token_id_token.nonce_missing": "SKIP", **{case: "SKIP" for case in BACKENDS}}
+
+
+@pytest.fixture
+def served_site(django_site):
+    """The Django site on localhost and a free port, with a scenario that lists its callback."""
+    from django.core.wsgi import get_wsgi_application
+
+    callback = "/accounts/apple/login/callback/"
+    with served(get_wsgi_application(), "localhost", "http://localhost:8000" + callback, callback) as site:
+        yield site
+
+
+def test_the_audit_of_django_allauth(served_site):
+    """allauth, led to the server by Apple's host names, audited through that running server."""
+    origin, scenario = served_site
+    with package.MockAppleID(scenario) as appleid, appleid.as_apple():
+        report = appleid.audit(f"{origin}/accounts/apple/login/", f"{origin}/me/", apple_url="https://appleid.apple.com")
+    not_passing = {case.id: case.verdict for case in report.cases if case.verdict != "PASS"}
+    assert not_passing == ALLAUTH_NOT_PASSING, [(case.id, case.verdict, case.seen, case.evidence) for case in report.cases
+                                                if case.verdict != "PASS"]
+    assert any("client_id=com.example.web" in line for line in report.learned), report.learned

@@ -6,7 +6,8 @@
     assert report.verdicts["id_token.nonce"] == "PASS"
 
 The audit starts its own server on `port`, which the relying party must be configured with (see the
-repository's docs/audit.md). Run it only against relying parties you own or are allowed to test.
+repository's docs/audit.md); with `server`, it runs through a server already running instead (as
+`MockAppleIDClient.audit` does). Run it only against relying parties you own or are allowed to test.
 """
 import dataclasses
 import json
@@ -57,16 +58,27 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
           scenario: Union[str, os.PathLike, None] = None, persona: str = "jane", cases: Optional[Sequence[str]] = None,
           native: Optional[str] = None, native_body: Optional[str] = None, native_nonce_sha256: bool = False,
           bundle_id: Optional[str] = None, notifications: Optional[str] = None, binary: Optional[str] = None,
+          server: Optional[str] = None, admin_token: Optional[str] = None, apple_url: Optional[str] = None,
           timeout: float = 600) -> AuditReport:
     """Audits the relying party whose sign-in starts at `start`, judging by its `signed_in` page (2xx only to
     a signed-in session). `cases` takes ids and prefixes ending in `*`; all cases when None. `native` (with
     `native_body`, `native_nonce_sha256`, `bundle_id`) and `notifications` are its iOS backend and notification
-    endpoint, when it has them.
+    endpoint, when it has them. With `server` (a running server's base URL as the relying party reaches it, and
+    its `admin_token` if it has one), that server plays Apple's side, and `port`, `host` and `scenario` are unused;
+    `apple_url` is its base URL as the relying party uses it when that is another (https://appleid.apple.com for
+    one led to it by Apple's host names, as `MockAppleIDClient.as_apple()` does).
     Raises AuditError when the audit could not run."""
-    arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--port", str(port),
-                 "--host", host, "--persona", persona, "--format", "json"]
-    if scenario is not None:
-        arguments += ["--scenario", os.fspath(scenario)]
+    arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--persona", persona, "--format", "json"]
+    if server is not None:
+        arguments += ["--server", server]
+        if admin_token is not None:
+            arguments += ["--admin-token", admin_token]
+        if apple_url is not None:
+            arguments += ["--apple-url", apple_url]
+    else:
+        arguments += ["--port", str(port), "--host", host]
+        if scenario is not None:
+            arguments += ["--scenario", os.fspath(scenario)]
     if cases is not None:
         arguments += ["--cases", ",".join(cases)]
     for option, value in (("--native", native), ("--native-body", native_body), ("--bundle-id", bundle_id),

@@ -8,6 +8,7 @@ import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from .apple_hosts import APPLE_HOSTS, apple_hosts_at
+from .audit import AuditReport, audit
 from .developer_key import BUILT_IN_KEYS
 from .errors import MockAppleIDError
 from .pages import read_form, read_web_message
@@ -212,6 +213,14 @@ class MockAppleIDClient:
         if answer.status != 200:
             raise self._apple_error(answer, "/auth/token")
         return answer.json()
+
+    def audit(self, start: str, signed_in: str, **options: Any) -> AuditReport:
+        """The RP audit through this server: it plays Apple's side, with its scenario and world, against the relying
+        party configured with it, whose sign-in starts at `start` and whose `signed_in` page answers 2xx only to a
+        signed-in session. The options are `mock_appleid.audit`'s (`cases`, `persona`, `native`, `notifications`,
+        ...). The audit changes the world as it goes (it revokes consents, rotates the signing key, clears faults).
+        Raises AuditError when the audit could not run."""
+        return audit(start, signed_in, server=self.base_url, admin_token=self.admin_token, binary=self.binary, **options)
 
     @contextlib.contextmanager
     def as_apple(self) -> Iterator["MockAppleIDClient"]:

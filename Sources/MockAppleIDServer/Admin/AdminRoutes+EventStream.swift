@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MockAppleID
-import ServiceLifecycle
 
 extension AdminRoutes {
     /// `GET /__admin/events/stream[?after=N]`: every domain event as it happens, as server-sent events
@@ -36,19 +35,9 @@ extension AdminRoutes {
                     for await recorded in live where recorded.sequence > caughtUp { feed.yield(Self.frame(recorded)) }
                     feed.finish()
                 }
-                let beat = Task {
-                    while (try? await Task.sleep(for: Self.heartbeat)) != nil { feed.yield(ByteBuffer(string: ": keep-alive\n\n")) }
-                }
-                defer {
-                    pump.cancel()
-                    beat.cancel()
-                }
-                try await withGracefulShutdownHandler {
-                    for await frame in frames { try await writer.write(frame) }
-                } onGracefulShutdown: {
-                    feed.finish()
-                }
-                try await writer.finish(nil)
+                defer { pump.cancel() }
+                try await AdminResponse.writeLive(frames, feed: feed, keepAlive: ByteBuffer(string: ": keep-alive\n\n"), every: Self.heartbeat,
+                                                  to: &writer)
             }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
         }

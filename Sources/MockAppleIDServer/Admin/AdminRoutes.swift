@@ -56,6 +56,7 @@ struct AdminRoutes: Sendable {
         registerNotifications(on: admin)
         registerRelay(on: admin)
         registerTransfers(on: admin)
+        registerAudit(on: admin)
         if let tenants { registerTenants(tenants, on: admin) }
     }
 
