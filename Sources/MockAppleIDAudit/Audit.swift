@@ -77,8 +77,7 @@ public enum Audit {
     public static func run(_ configuration: AuditConfiguration, apple: AppleSide,
                            progress: @Sendable (String) -> Void = { _ in }) async throws(AuditFailure) -> AuditReport {
         try check(configuration, apple: apple)
-        let browser = AuditBrowser(scope: .init(rpHost: configuration.startURL.host?.lowercased() ?? "",
-                                                serverAuthority: AuditBrowser.Scope.authority(apple.baseURL)))
+        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL))
         do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
@@ -102,8 +101,9 @@ public enum Audit {
     }
 
     /// Refuses what cannot be audited before any request is sent: URLs that are not http(s), a signed-in
-    /// page on another host than the start URL, a persona the scenario does not have.
-    private static func check(_ configuration: AuditConfiguration, apple: AppleSide) throws(AuditFailure) {
+    /// page on another host than the start URL, a persona the scenario does not have, no case. ``run(_:apple:progress:)``
+    /// checks first; a caller that answers before the audit runs (the admin API) checks too.
+    public static func check(_ configuration: AuditConfiguration, apple: AppleSide) throws(AuditFailure) {
         let urls = [("--start", configuration.startURL), ("--signed-in", configuration.signedInURL)]
             + [configuration.native.map { ("--native", $0.url) }, configuration.notificationsURL.map { ("--notifications", $0) }].compactMap { $0 }
         for (name, url) in urls {

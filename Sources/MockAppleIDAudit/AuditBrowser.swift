@@ -84,11 +84,20 @@ final class AuditBrowser: Sendable {
         let rpHost: String
         /// `host:port` of the mock server.
         let serverAuthority: String
+        /// The authorize endpoint's path on the mock server (`/t/NAME/auth/authorize` for a tenant).
+        let authorizePath: String
+
+        /// The scope of an audit of the relying party at `start` through the mock server at `server`.
+        init(start: URL, server: URL) {
+            rpHost = start.host?.lowercased() ?? ""
+            serverAuthority = Self.authority(server)
+            authorizePath = (server.path.hasSuffix("/") ? String(server.path.dropLast()) : server.path) + "/auth/authorize"
+        }
 
         /// Apple's authorize endpoint on the mock server: its port and path, on its host (any host that reaches
         /// this machine when the server listens on every address).
         func isAuthorize(_ url: URL) -> Bool {
-            guard url.path == "/auth/authorize" else { return false }
+            guard url.path == authorizePath else { return false }
             if Self.authority(url) == serverAuthority { return true }
             let (host, port) = (serverAuthority.split(separator: ":").dropLast().joined(separator: ":"), serverAuthority.split(separator: ":").last)
             let wildcard = host == "0.0.0.0" || host == "::" || host == "[::]"

@@ -145,7 +145,8 @@ struct AdminClient {
         let answer = JSONValue.parse(data)
         let detail = [answer?["error"]?.stringValue, answer?["message"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
         let text = detail.isEmpty ? String(decoding: data.prefix(300), as: UTF8.self) : detail
-        return CommandError("\(method) /__admin/\(path) answered \(status): \(text)")
+        let hint = status == 401 ? " (give the server's admin token: --admin-token, or $MOCK_APPLEID_ADMIN_TOKEN)" : ""
+        return CommandError("\(method) /__admin/\(path) answered \(status): \(text)\(hint)")
     }
 }
 

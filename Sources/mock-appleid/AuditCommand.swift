@@ -63,7 +63,9 @@ struct AuditCommand: AsyncParsableCommand {
         if let server {
             outcome = try await audit(request, through: server, progress: progress)
         } else {
-            if appleURL != nil { Self.fail("--apple-url goes with --server: a server the audit starts itself is reached at --host and --port") }
+            if appleURL != nil || adminToken != nil {
+                Self.fail("--apple-url and --admin-token go with --server: a server the audit starts itself is reached at --host and --port")
+            }
             outcome = try await audit(configuration, progress: progress)
         }
         switch outcome {
@@ -95,6 +97,11 @@ struct AuditCommand: AsyncParsableCommand {
     private func audit(_ request: AuditRequest, through url: String, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
         guard scenario.scenario == nil, host == nil, port == nil else {
             Self.fail("--server audits through a running server, whose scenario, host and port are its own: leave out --scenario, --host and --port")
+        }
+        if let appleURL {
+            guard let parsed = URL(string: appleURL), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
+                Self.fail("--apple-url must be the server's base URL as the relying party uses it, such as https://appleid.apple.com; got \"\(appleURL)\"")
+            }
         }
         let body = request.json.merged(with: .object([("server", .string(appleURL ?? url))]))
         var outcome: Result<AuditReport, AuditFailure>?

@@ -7,6 +7,7 @@ import concurrent.futures
 import contextlib
 import json
 import shutil
+import signal
 import pathlib
 import socket
 import subprocess
@@ -221,39 +222,91 @@ def test_an_audit_through_a_running_server_explains_why_it_cannot_run():
     assert unreachable.returncode == 2 and "cannot reach mock-appleid at" in unreachable.stderr
 
 
+def post_audit(server: str, body: dict, headers: dict | None = None):
+    """`POST /__admin/audit` with `body`; the streamed answer (urllib raises HTTPError for a refusal)."""
+    request = urllib.request.Request(f"{server}/__admin/audit", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    return urllib.request.urlopen(request, timeout=60)
+
+
+def streamed(answer) -> list[dict]:
+    """The JSON objects of a streamed audit answer, read to its end (the empty keep-alive lines skipped)."""
+    return [json.loads(line) for line in answer.read().splitlines() if line.strip()]
+
+
 def test_one_audit_at_a_time_runs_against_a_world():
     """While an audit streams its progress, a second one is refused with 409; the admin API checks the body first."""
     port = free_port()
     with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
-        def post(body: dict):
-            request = urllib.request.Request(f"{server}/__admin/audit", data=json.dumps(body).encode(), method="POST",
-                                             headers={"Content-Type": "application/json"})
-            return urllib.request.urlopen(request, timeout=60)
-
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            post({"start": f"{origin}/login", "signedIn": f"{origin}/me", "case": ["callback.replay"]})
-        assert refused.value.code == 400 and "unknown field \"case\"" in json.loads(refused.value.read())["message"]
-        body = {"start": f"{origin}/login", "signedIn": f"{origin}/me", "cases": ["callback.replay"]}
-        with post(body) as running:
+        pages = {"start": f"{origin}/login", "signedIn": f"{origin}/me"}
+        for wrong, message in [({**pages, "case": ["callback.replay"]}, 'unknown field "case"'),
+                               ({**pages, "persona": "nobody"}, 'the scenario has no persona "nobody"'),
+                               ({**pages, "signedIn": "http://elsewhere.invalid/me"}, "--signed-in must be on the relying party's host"),
+                               ({**pages, "server": "not a url"}, "server must be this server's base URL")]:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                post_audit(server, wrong)
+            assert refused.value.code == 400 and message in json.loads(refused.value.read())["message"]
+        body = {**pages, "cases": ["callback.replay"]}
+        with post_audit(server, body) as running:
             assert running.headers["Content-Type"] == "application/x-ndjson"
             assert "progress" in json.loads(running.readline())
             with pytest.raises(urllib.error.HTTPError) as busy:
-                post(body)
+                post_audit(server, body)
             assert busy.value.code == 409 and json.loads(busy.value.read())["error"] == "audit_running"
-            lines = [json.loads(line) for line in running.read().splitlines() if line.strip()]
+            lines = streamed(running)
         assert [case["verdict"] for case in lines[-1]["report"]["cases"]] == ["PASS"]
-        # A client that goes away stops its audit, and the world is free for the next one.
-        with post(body) as abandoned:
+
+
+def test_a_client_that_goes_away_stops_its_audit():
+    """A whole audit (more than 30 s) abandoned after its first line frees the world within seconds."""
+    port = free_port()
+    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
+        body = {"start": f"{origin}/login", "signedIn": f"{origin}/me"}
+        with post_audit(server, body) as abandoned:
             assert "progress" in json.loads(abandoned.readline())
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 15
         while True:
             try:
-                with post(body) as again:
-                    lines = [json.loads(line) for line in again.read().splitlines() if line.strip()]
+                with post_audit(server, {**body, "cases": ["callback.replay"]}) as again:
+                    lines = streamed(again)
                 break
             except urllib.error.HTTPError as error:
                 assert error.code == 409 and time.monotonic() < deadline, "the abandoned audit still holds the world"
+                time.sleep(0.2)
         assert lines[-1]["report"]["cases"][0]["id"] == "callback.replay"
+
+
+def test_a_server_that_shuts_down_ends_its_audit_with_a_failure_line():
+    port = free_port()
+    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
+        with post_audit(server, {"start": f"{origin}/login", "signedIn": f"{origin}/me"}) as running:
+            assert "progress" in json.loads(running.readline())
+            server.process.send_signal(signal.SIGINT)
+            lines = streamed(running)
+        assert lines[-1] == {"failure": "the server is shutting down; the audit stopped"}
+        assert server.process.wait(timeout=30) == 0
+
+
+def test_an_audit_through_a_server_with_an_admin_token_and_through_a_tenant():
+    port = free_port()
+    with relying_party(port) as (origin, scenario), \
+            serving("--scenario", str(scenario), "--port", str(port), "--admin-token", "audit-admin-token-0123") as server:
+        refused = through(server, origin, "--cases", "callback.state_*")
+        allowed = through(server, origin, "--cases", "callback.state_*", "--admin-token", "audit-admin-token-0123", "--format", "json")
+    assert refused.returncode == 2 and "401" in refused.stderr and "--admin-token" in refused.stderr, refused.stderr
+    assert allowed.returncode == 0, allowed.stderr
+    assert {case["verdict"] for case in json.loads(allowed.stdout)["cases"]} == {"PASS"}
+
+    port = free_port()
+    apple = f"http://127.0.0.1:{port}/t/job-a"
+    with sample_process(apple) as origin, tempfile.TemporaryDirectory() as folder, \
+            serving("--scenario", str(write_scenario(folder, origin)), "--port", str(port)) as server:
+        request = urllib.request.Request(f"{server}/__admin/tenants", data=json.dumps({"name": "job-a"}).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        assert urllib.request.urlopen(request, timeout=10).status == 201
+        tenant = through(apple, origin, "--cases", "callback.state_*", "--format", "json")
+    assert tenant.returncode == 0, tenant.stderr
+    assert {case["verdict"] for case in json.loads(tenant.stdout)["cases"]} == {"PASS"}
 
 
 def test_docs_audit_lists_each_samples_verdicts():

@@ -96,9 +96,10 @@ def served_site(django_site):
 
 
 def test_the_audit_of_django_allauth(served_site):
-    """allauth, led to the server by Apple's host names, audited through that running server."""
+    """allauth, led to the server by Apple's host names, audited through that running server (which has an admin
+    token, so the audit's command must be given it)."""
     origin, scenario = served_site
-    with package.MockAppleID(scenario) as appleid, appleid.as_apple():
+    with package.MockAppleID(scenario, admin_token="allauth-audit-admin-token") as appleid, appleid.as_apple():
         report = appleid.audit(f"{origin}/accounts/apple/login/", f"{origin}/me/", apple_url="https://appleid.apple.com")
     not_passing = {case.id: case.verdict for case in report.cases if case.verdict != "PASS"}
     assert not_passing == ALLAUTH_NOT_PASSING, [(case.id, case.verdict, case.seen, case.evidence) for case in report.cases

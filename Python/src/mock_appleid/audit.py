@@ -71,8 +71,6 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
     arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--persona", persona, "--format", "json"]
     if server is not None:
         arguments += ["--server", server]
-        if admin_token is not None:
-            arguments += ["--admin-token", admin_token]
         if apple_url is not None:
             arguments += ["--apple-url", apple_url]
     else:
@@ -90,7 +88,9 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
     with tempfile.TemporaryDirectory(prefix="mock-appleid-audit-") as folder:
         junit_path = os.path.join(folder, "audit.xml")
         try:
-            ran = subprocess.run(arguments + ["--junit", junit_path], capture_output=True, text=True, timeout=timeout)
+            # The token goes through the environment, where other users' `ps` does not show it.
+            environment = {**os.environ, "MOCK_APPLEID_ADMIN_TOKEN": admin_token} if admin_token is not None else None
+            ran = subprocess.run(arguments + ["--junit", junit_path], capture_output=True, text=True, timeout=timeout, env=environment)
         except subprocess.TimeoutExpired as error:
             raise AuditError(f"the audit did not finish within {timeout} s") from error
         if ran.returncode not in (0, 1):

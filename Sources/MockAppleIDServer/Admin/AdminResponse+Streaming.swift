@@ -6,7 +6,7 @@ extension AdminResponse {
     /// A streamed answer (the event stream, an audit's progress): writes `frames` to `writer` as they come, until
     /// they end or the server shuts down gracefully, and yields `keepAlive` into `feed` (the continuation of
     /// `frames`) every `interval` meanwhile, so that neither side's read timeout ends a quiet stream. On a graceful
-    /// shutdown `feed` is finished and `onShutdown` runs.
+    /// shutdown `onShutdown` runs (it may yield a last frame), then `feed` is finished.
     static func writeLive(_ frames: AsyncStream<ByteBuffer>, feed: AsyncStream<ByteBuffer>.Continuation, keepAlive: ByteBuffer,
                           every interval: Duration, to writer: inout any ResponseBodyWriter,
                           onShutdown: @escaping @Sendable () -> Void = {}) async throws {
@@ -17,8 +17,8 @@ extension AdminResponse {
         try await withGracefulShutdownHandler {
             for await frame in frames { try await writer.write(frame) }
         } onGracefulShutdown: {
-            feed.finish()
             onShutdown()
+            feed.finish()
         }
         try await writer.finish(nil)
     }
