@@ -3,7 +3,8 @@ import Hummingbird
 import MockAppleID
 
 /// Responses shaped like Apple's: JSON with `application/json;charset=UTF-8`, `Cache-Control: no-store`,
-/// `Pragma: no-cache` and `Server: Apple`; errors as a bare 400 `{"error":"…"}`.
+/// `Pragma: no-cache` and `Server: Apple`. An `AppleError` becomes a bare 400 `{"error":"…"}` in
+/// ``AppleEndpointMiddleware``, the one place Apple's endpoints answer a refusal.
 enum AppleResponse {
     static func json(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: appleHeaders(contentType: "application/json;charset=UTF-8"),
@@ -12,10 +13,6 @@ enum AppleResponse {
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         json(value.serialized, status: status)
-    }
-
-    static func error(_ error: AppleError) -> Response {
-        json(error.body, status: .badRequest)
     }
 
     /// `/auth/revoke`'s answer: 200 with an empty body.
