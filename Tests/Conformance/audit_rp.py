@@ -109,7 +109,7 @@ class RelyingParty:
                 return jwt.decode(token, options={"verify_signature": False})
             key = self.keys.get_signing_key_from_jwt(token)
             return jwt.decode(token, key, algorithms=["RS256"], audience=BUNDLE_ID, issuer=ISSUER, leeway=60,
-                              options={"strict_aud": True}, require=required)
+                              options={"strict_aud": True, "require": required})
         except (jwt.PyJWTError, ValueError) as error:
             raise Refused(f"{what} refused: {error}") from error
 
@@ -144,9 +144,9 @@ class RelyingParty:
                 claims = jwt.decode(token, options=options, audience=CLIENT_ID, issuer=ISSUER, leeway=60)
             else:
                 key = self.keys.get_signing_key_from_jwt(token)
-                options = {"strict_aud": True, "verify_aud": self.broken != "aud", "verify_exp": self.broken != "exp"}
-                claims = jwt.decode(token, key, algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER, leeway=60, options=options,
-                                    require=["iss", "aud", "exp", "iat", "sub"])
+                options = {"strict_aud": True, "verify_aud": self.broken != "aud", "verify_exp": self.broken != "exp",
+                           "require": ["iss", "aud", "exp", "iat", "sub"]}
+                claims = jwt.decode(token, key, algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER, leeway=60, options=options)
         except (jwt.PyJWTError, ValueError) as error:
             raise Refused(f"identity token refused: {error}") from error
         if self.broken != "nonce" and claims.get("nonce") != nonce:
@@ -159,7 +159,7 @@ class RelyingParty:
         header = jwt.get_unverified_header(token)
         if header.get("alg") not in ("none", "HS256"):
             return jwt.decode(token, self.keys.get_signing_key_from_jwt(token), algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER,
-                              leeway=60, options={"strict_aud": True}, require=["iss", "aud", "exp", "iat", "sub"])
+                              leeway=60, options={"strict_aud": True, "require": ["iss", "aud", "exp", "iat", "sub"]})
         if header["alg"] == "HS256":
             key = self.keys.get_signing_key(header.get("kid")).key
             pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)

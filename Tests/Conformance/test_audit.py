@@ -342,6 +342,15 @@ def test_a_state_cookie_marked_lax_stops_the_audit_with_the_reason():
     assert result.stdout == ""
 
 
+def test_the_readmes_worked_example_is_what_the_audit_prints():
+    port = free_port()
+    with relying_party(port, "--broken", "nonce") as (origin, scenario):
+        result = audit(origin, scenario, port, "--cases", "id_token.nonce*,callback.state_wrong")
+    assert result.returncode == 1, result.stderr
+    verdicts = result.stdout[result.stdout.index("VERDICT"):]
+    assert f"```text\n{verdicts}```" in (ROOT / "README.md").read_text()
+
+
 def test_cases_are_selected_by_id_and_prefix():
     port = free_port()
     with relying_party(port, "--broken", "state") as (origin, scenario):
