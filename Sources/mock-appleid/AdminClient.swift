@@ -11,6 +11,8 @@ struct AdminClient {
     let baseURL: String
     /// Sent as `Authorization: Bearer …` when the server requires it.
     let token: String?
+    /// The option the URL came from (`--url`, or the audit's `--server`), for messages.
+    let urlOption: String
     private let http: HTTPClient
 
     /// How long one admin call may take, answer included.
@@ -30,7 +32,7 @@ struct AdminClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: connectTimeout, read: timeout))
         configuration.connectionPool.retryConnectionEstablishment = false
-        let client = AdminClient(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, token: token,
+        let client = AdminClient(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, token: token, urlOption: option,
                                  http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
         let result: Result
         do { result = try await body(client) } catch {
@@ -70,8 +72,14 @@ struct AdminClient {
         } catch let error as NIOTooManyBytesError {
             throw CommandError("\(method) \(baseURL)/__admin/\(path): the answer is larger than \(error.maxBytes ?? Self.responseLimit) bytes")
         } catch {
-            throw CommandError("cannot reach mock-appleid at \(baseURL) (\(method) /__admin/\(path)): \(error); is `mock-appleid serve` running there (--url, MOCK_APPLEID_URL)?")
+            throw unreachable(method, path, error)
         }
+    }
+
+    /// The server at ``baseURL`` did not answer `method /__admin/path`.
+    private func unreachable(_ method: HTTPMethod, _ path: String, _ error: any Error) -> CommandError {
+        let sources = urlOption == "--url" ? "--url, MOCK_APPLEID_URL" : urlOption
+        return CommandError("cannot reach mock-appleid at \(baseURL) (\(method) /__admin/\(path)): \(error); is `mock-appleid serve` running there (\(sources))?")
     }
 
     /// `POST /__admin/<path>` whose answer is a stream of lines (`application/x-ndjson`): hands each non-empty line to
@@ -80,7 +88,7 @@ struct AdminClient {
     func postStreaming(_ path: String, _ body: JSONValue, line: (String) throws -> Void) async throws {
         let response: HTTPClientResponse
         do { response = try await http.execute(request(.POST, path, body: body), timeout: Self.timeout) } catch {
-            throw CommandError("cannot reach mock-appleid at \(baseURL) (POST /__admin/\(path)): \(error); is `mock-appleid serve` running there?")
+            throw unreachable(.POST, path, error)
         }
         guard (200..<300).contains(response.status.code) else {
             let buffer = try await response.body.collect(upTo: Self.responseLimit)

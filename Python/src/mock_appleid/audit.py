@@ -63,10 +63,10 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
     """Audits the relying party whose sign-in starts at `start`, judging by its `signed_in` page (2xx only to
     a signed-in session). `cases` takes ids and prefixes ending in `*`; all cases when None. `native` (with
     `native_body`, `native_nonce_sha256`, `bundle_id`) and `notifications` are its iOS backend and notification
-    endpoint, when it has them. With `server` (a running server's base URL as the relying party reaches it, and
-    its `admin_token` if it has one), that server plays Apple's side, and `port`, `host` and `scenario` are unused;
-    `apple_url` is its base URL as the relying party uses it when that is another (https://appleid.apple.com for
-    one led to it by Apple's host names, as `MockAppleIDClient.as_apple()` does).
+    endpoint, when it has them. With `server` (a running server's base URL, and its `admin_token` if it has one),
+    that server plays Apple's side, and `port`, `host` and `scenario` are unused; `apple_url` is its base URL as
+    the relying party uses it when that is another (https://appleid.apple.com for one led to it by Apple's host
+    names, as `MockAppleIDClient.as_apple()` does).
     Raises AuditError when the audit could not run."""
     arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--persona", persona, "--format", "json"]
     if server is not None:
