@@ -4,13 +4,17 @@ import Foundation
 /// the signing keys, auto-approve and queued faults. One value behind one lock (``World``); every
 /// transition is a mutating method that returns a typed result and appends typed events, so parallel
 /// requests never see half a change. `Codable`: a snapshot of it restores the world exactly.
+///
+/// Each stored property is a section, named in ``CodingKeys``; ``section(_:)``, at the end of this
+/// file, says how a snapshot and a store keep each one. Whole sections are ``Tracked`` and maps are
+/// ``TrackedMap``s, so that a store writes only the rows a transition changed.
 public struct WorldState: Sendable, Codable {
-    public internal(set) var directory: Directory { didSet { changes.touch(.directory) } }
-    public internal(set) var personas: [Persona] { didSet { changes.touch(.personas) } }
+    @Tracked public internal(set) var directory: Directory
+    @Tracked public internal(set) var personas: [Persona]
     /// Personas whose Apple Account was deleted: they cannot sign in until re-created.
-    public internal(set) var deletedAccounts: Set<String> = [] { didSet { changes.touch(.deletedAccounts) } }
+    @Tracked public internal(set) var deletedAccounts: Set<String> = []
     /// How many times each persona's account was re-created after deletion; a re-created account has a new `sub`.
-    public internal(set) var accountGenerations: [String: Int] = [:] { didSet { changes.touch(.accountGenerations) } }
+    @Tracked public internal(set) var accountGenerations: [String: Int] = [:]
     var consents = TrackedMap<ConsentKey, Consent>()
     var codes = TrackedMap<String, IssuedCode>()
     var refreshGrants = TrackedMap<String, RefreshGrant>()
@@ -20,27 +24,25 @@ public struct WorldState: Sendable, Codable {
     var accessGrants = TrackedMap<String, AccessGrant>()
     /// Refresh tokens their persona's revocation ended (see `WorldState+EndedTokens.swift`).
     var refreshTokensEndedByUser = TrackedMap<String, EndedRefreshToken>()
-    public internal(set) var autoApprove: AutoApprove? { didSet { changes.touch(.autoApprove) } }
-    public internal(set) var keys: KeyRing { didSet { changes.touch(.keys) } }
-    var faults = FaultQueue() { didSet { changes.touch(.faults) } }
+    @Tracked public internal(set) var autoApprove: AutoApprove?
+    @Tracked public internal(set) var keys: KeyRing
+    @Tracked var faults = FaultQueue()
     /// Server-to-server notifications, pending and sent.
-    var outbox = NotificationOutbox() { didSet { changes.touch(.outbox) } }
+    @Tracked var outbox = NotificationOutbox()
     /// Mail the private relay accepted.
-    var relay = RelayInbox() { didSet { changes.touch(.relay) } }
+    @Tracked var relay = RelayInbox()
     /// App groups moved between teams, oldest first.
-    public internal(set) var transfers: [AppTransfer] = [] { didSet { changes.touch(.transfers) } }
+    @Tracked public internal(set) var transfers: [AppTransfer] = []
     /// Team access tokens for user migration.
     var teamTokens = TrackedMap<String, TeamAccessToken>()
     /// Relay forwarding set for one relay address, where it differs from what the persona's
     /// ``Persona/relayForwarding`` gives every address (see `WorldState+Forwarding.swift`).
     var relayForwarding = TrackedMap<RelayAddressOwner, Bool>()
     /// When codes and access tokens held reach this many, expired ones are dropped.
-    var purgeThreshold = WorldState.minimumPurgeThreshold { didSet { changes.touch(.purgeThreshold) } }
+    @Tracked var purgeThreshold = WorldState.minimumPurgeThreshold
     /// The clock's time at the last purge of expired codes and access tokens; not stored (a world read
     /// back from a store purges at its first sign-in).
     var purgedAt: Date?
-    /// Which whole sections changed since a store last took them (see `WorldState+Storage.swift`).
-    var changes = SectionChanges()
     /// The domain relay addresses are given out at (`relay.addressDomain`): a setting of the scenario, not
     /// kept in a store or a snapshot (the ``World`` keeps its scenario's when a state replaces its own).
     var relayDomain = RelayOptions.AddressDomain.privateRelay
@@ -48,13 +50,20 @@ public struct WorldState: Sendable, Codable {
     /// Clock time after which the next sign-in or refresh purges expired codes and access tokens.
     static let purgeInterval: TimeInterval = 60
 
+    /// Registrations, personas and keys; everything else empty.
+    init(directory: Directory, personas: [Persona], keys: KeyRing) {
+        self.directory = directory
+        self.personas = personas
+        self.keys = keys
+        autoApprove = nil
+    }
+
     /// The scenario's starting point: its registrations, personas, keys and auto-approve; no grants.
     init(scenario: Scenario) throws(KeyRing.Failure) {
-        directory = Directory(teams: scenario.teams, groups: scenario.groups)
-        personas = scenario.personas
+        self.init(directory: Directory(teams: scenario.teams, groups: scenario.groups), personas: scenario.personas,
+                  keys: try KeyRing(published: scenario.signingKeys, activeKID: scenario.activeSigningKeyID,
+                                    shuffled: scenario.settings.shuffleJWKS))
         autoApprove = scenario.autoApprove
-        keys = try KeyRing(published: scenario.signingKeys, activeKID: scenario.activeSigningKeyID,
-                           shuffled: scenario.settings.shuffleJWKS)
         relayDomain = scenario.settings.relay.addressDomain
         for fault in scenario.faults { _ = try? faults.enqueue(fault) }
     }
@@ -93,5 +102,55 @@ public struct WorldState: Sendable, Codable {
     func accountKey(_ personaID: String) -> String {
         let generation = accountGenerations[personaID] ?? 0
         return generation == 0 ? personaID : "\(personaID)#\(generation)"
+    }
+}
+
+extension WorldState {
+    /// The sections of the state, named as in snapshots and in a store's rows.
+    enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
+        case directory, personas, deletedAccounts, accountGenerations
+        case consents, codes, refreshGrants, refreshTokensByOwner, accessGrants, refreshTokensEndedByUser
+        case autoApprove, keys, faults, outbox, relay, relayForwarding, transfers, teamTokens, purgeThreshold
+    }
+
+    /// Every section, in the order of ``CodingKeys``.
+    static let sections: [any StateSection] = CodingKeys.allCases.map(section)
+
+    /// How a snapshot and a store keep each section: the one list of them (the compiler asks for a new
+    /// name's section here).
+    private static func section(_ name: CodingKeys) -> any StateSection {
+        switch name {
+        case .directory: return WholeSection(name: name, path: \._directory)
+        case .personas: return WholeSection(name: name, path: \._personas)
+        case .deletedAccounts: return WholeSection(name: name, path: \._deletedAccounts, stored: { $0.sorted() })
+        case .accountGenerations: return WholeSection(name: name, path: \._accountGenerations)
+        case .consents: return EntrySection(name: name, path: \.consents)
+        case .codes: return EntrySection(name: name, path: \.codes)
+        case .refreshGrants:
+            return EntrySection(name: name, path: \.refreshGrants, applied: { state, token, previous in
+                state.reindexRefreshGrant(token: token, previous: previous)
+            })
+        // Rebuilt from the grants (see `WorldState+RefreshIndex.swift`); rows earlier versions wrote are read back.
+        case .refreshTokensByOwner: return EntrySection(name: name, path: \.refreshTokensByOwner, keptInStores: false)
+        case .accessGrants: return EntrySection(name: name, path: \.accessGrants)
+        case .refreshTokensEndedByUser: return EntrySection(name: name, path: \.refreshTokensEndedByUser)
+        case .autoApprove: return WholeSection(name: name, path: \._autoApprove, omitted: { $0 == nil })
+        case .keys:
+            return WholeSection(name: name, path: \._keys, read: { ring throws(StateStoreError) in
+                guard ring.key(withID: ring.activeKID) != nil else {
+                    throw StateStoreError("row keys names active key \(ring.activeKID.prefix(40)), which it does not publish")
+                }
+                return ring
+            })
+        case .faults: return WholeSection(name: name, path: \._faults)
+        case .outbox: return ListedSection(name: name, path: \._outbox, list: \.deliveries, listRowName: "outboxDeliveries")
+        case .relay:
+            return ListedSection(name: name, path: \._relay, list: \.messages, listRowName: "relayMessages",
+                                 afterRestore: { $0.recountBytes() })
+        case .relayForwarding: return EntrySection(name: name, path: \.relayForwarding)
+        case .transfers: return WholeSection(name: name, path: \._transfers)
+        case .teamTokens: return EntrySection(name: name, path: \.teamTokens)
+        case .purgeThreshold: return WholeSection(name: name, path: \._purgeThreshold, read: { max(Self.minimumPurgeThreshold, $0) })
+        }
     }
 }
