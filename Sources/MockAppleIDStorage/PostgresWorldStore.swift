@@ -12,7 +12,8 @@ import Synchronization
 /// the world inside one transaction that takes a transaction-scoped advisory lock, so holds of one
 /// world never overlap, even across servers; the transaction's commit is the write. Which server sends
 /// notifications is decided by a session-scoped advisory lock on a second connection, which PostgreSQL
-/// releases when that server's connection ends (it died), so another takes over.
+/// releases when that server's connection ends (it died), so another takes over; that connection
+/// listens for the `NOTIFY` a write of deliveries or of the clock sends at its commit.
 public final class PostgresWorldStore: SharedWorldStore {
     public var name: String { tenant.isEmpty ? connector.address.name : "\(connector.address.name) (tenant \(tenant))" }
     /// The world's name in the tables ("" for the server's own world).
@@ -36,6 +37,8 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     /// How many versions a removed row is remembered for; a server further behind reads the whole world.
     static let removalsKept: Int64 = 256
+    /// The channel a write that may give the sender work is announced on (the payload: the tenant).
+    static let senderChannel = "mock_appleid_sender"
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
     /// How long one step (of a hold, or on a connection of its own) may wait for the database before its
@@ -138,6 +141,10 @@ public final class PostgresWorldStore: SharedWorldStore {
                     "DELETE FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NULL AND version <= \(removalsKeptAfter)",
                     logger: logger)
             }
+            if replacingAll || changes.contains(where: \.wakesNotificationSender) {
+                // Delivered to the listening sender at the commit, and only if it commits.
+                try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(tenant))", logger: logger)
+            }
             try await connection.query("COMMIT", logger: logger)
         }
         holding.withLock { held in
@@ -168,6 +175,19 @@ public final class PostgresWorldStore: SharedWorldStore {
                 failing = true
             }
             do { try await Task.sleep(for: Self.leadRetry) } catch { return }
+        }
+    }
+
+    public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
+        guard let connection = leading.withLock({ $0 }) else { return }
+        let tenant = tenant
+        do {
+            try await connection.listen(on: Self.senderChannel) { notifications in
+                wake()
+                for try await notification in notifications where notification.payload == tenant { wake() }
+            }
+        } catch {
+            if !Task.isCancelled { logger.notice("\(name): stopped listening for other servers' deliveries: \(PostgresStore.describe(error))") }
         }
     }
 

@@ -141,6 +141,28 @@ def test_a_notification_is_sent_once_and_taken_over_when_its_sender_dies(databas
         other.process.wait()
 
 
+def test_the_sending_replica_waits_for_writes_rather_than_looking(postgres, database_url):
+    """Idle, the sending replica holds the world no more (it listens for the NOTIFY a write of deliveries or of
+    the clock sends); a notification the other replica queues wakes it at once."""
+    name = database_url.rsplit("/", 1)[-1]
+    holds = "SELECT pid || ' ' || state_change FROM pg_stat_activity WHERE datname = '%s' AND query = 'COMMIT' ORDER BY pid" % name
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        leader = leader_of(a, b)
+        other = b if leader is a else a
+        with receiving() as receiver:
+            register(other, receiver.url)
+            sign_in(other, authorize_url(other), "jane")
+            wait_for(lambda: postgres.sql(name, holds), "the replicas' holds")
+            before = postgres.sql(name, holds)
+            time.sleep(1.5)  # a window in which nothing may happen (the replica looked four times a second)
+            assert postgres.sql(name, holds) == before
+            revoked = requests.post(f"{other}/__admin/personas/jane/revoke-consent", json={"client": WEB_CLIENT}, timeout=10)
+            assert revoked.status_code == 200, revoked.text
+            started = time.monotonic()
+            wait_for(lambda: receiver.accepted, "the sending replica's delivery")
+            assert time.monotonic() - started < 5
+
+
 def test_a_delayed_token_answer_does_not_hold_the_world_for_the_other_replica(database_url):
     with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
         queue_fault(a, "token-delay", seconds=6)

@@ -25,6 +25,22 @@ public protocol SharedWorldStore: Sendable {
 
     /// Whether this server still sends the notifications (it stops when it loses the store).
     func stillLeading() async -> Bool
+
+    /// While this server leads: calls `wake` once it watches, then whenever a server sharing the store
+    /// writes rows that may give the sender work (``WorldRowChange/wakesNotificationSender``). Returns
+    /// when this server no longer leads (its connection ended), or when the task is cancelled.
+    func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async
+}
+
+extension WorldRowChange {
+    /// Whether the row may give the notification sender work: the outbox or one of its deliveries (one
+    /// queued, retried or given up), or the clock (a retry comes due by it).
+    public var wakesNotificationSender: Bool { WorldState.senderRowNames.contains(section) }
+}
+
+extension WorldState {
+    /// The rows of the outbox and its deliveries, and the clock's.
+    static let senderRowNames = Set(section(.outbox).rowNames + [PendingRow.clockSection])
 }
 
 /// What a server catches up on when it takes a shared world.

@@ -118,7 +118,7 @@ extension WorldState {
 
     /// How a snapshot and a store keep each section: the one list of them (the compiler asks for a new
     /// name's section here).
-    private static func section(_ name: CodingKeys) -> any StateSection {
+    static func section(_ name: CodingKeys) -> any StateSection {
         switch name {
         case .directory: return WholeSection(name: name, path: \._directory)
         case .personas: return WholeSection(name: name, path: \._personas)

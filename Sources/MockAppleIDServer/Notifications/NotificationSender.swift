@@ -13,16 +13,16 @@ import ServiceLifecycle
 /// attempts under way end.
 ///
 /// When the world is shared with other servers, only the one that leads sends (so each event is
-/// delivered once): it takes over what a dead leader was sending, and looks for work the others
-/// queued every ``sharedLookInterval``.
+/// delivered once): it takes over what a dead leader was sending, and the store wakes it when the
+/// others queue deliveries or move the clock.
 struct NotificationSender: Service {
     let provider: AppleIDProvider
     let logger: Logger
 
     /// The most bytes of a receiver's answer read (the status is what counts).
     static let answerLimit = 64 * 1024
-    /// How often the leader of a shared world looks for deliveries other servers queued.
-    static let sharedLookInterval = Duration.milliseconds(250)
+    /// How soon the leader of a shared world looks again after it could not hold the world.
+    static let sharedRetryInterval = Duration.seconds(1)
 
     func run() async {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
@@ -47,40 +47,56 @@ struct NotificationSender: Service {
 
     /// Sends what is due, then sleeps until something is queued or the clock reaches the next retry.
     private func send(with http: OnDemandHTTPClient) async {
-        let wakeUp = provider.world.notificationsQueued
         await withDiscardingTaskGroup { group in
             while goingOn {
                 await postDue(with: http, in: &group)
-                let retry = provider.nextNotificationDue().map { due in
-                    provider.clock.schedule(at: due, label: "notifications due") { wakeUp.ring() }
-                }
-                await wakeUp.wait()
-                if let retry { provider.clock.cancel(retry) }
+                await waitForWork()
             }
         }
     }
 
-    /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer leads.
+    /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer
+    /// leads. Besides this server's own changes, the store wakes it when another server writes deliveries
+    /// or the clock; a look that could not hold the world is tried again after ``sharedRetryInterval``.
     private func sendWhileLeading(_ store: any SharedWorldStore, with http: OnDemandHTTPClient) async {
+        let wakeUp = provider.world.notificationsQueued
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await store.lead()
                 guard !Task.isCancelled else { return }
                 logger.notice("sending notifications for the servers sharing \(store.name)")
                 _ = try? await provider.world.hold { provider.takeOverNotifications() }
-                await withDiscardingTaskGroup { group in
-                    while await store.stillLeading(), !Task.isCancelled {
-                        await postDue(with: http, in: &group)
-                        do { try await Task.sleep(for: Self.sharedLookInterval) } catch { return }
+                await withTaskGroup(of: Void.self) { watching in
+                    watching.addTask {
+                        await store.watchSenderWork { wakeUp.ring() }
+                        wakeUp.ring()  // it no longer leads: the loop below finds out
                     }
+                    await withDiscardingTaskGroup { group in
+                        while await store.stillLeading(), !Task.isCancelled {
+                            let looked = await postDue(with: http, in: &group)
+                            await waitForWork(atMost: looked ? nil : Self.sharedRetryInterval)
+                        }
+                    }
+                    watching.cancelAll()
                 }
             }
         }
     }
 
-    private func postDue(with http: OnDemandHTTPClient, in group: inout DiscardingTaskGroup) async {
-        // With a shared store that cannot be reached now, the next look tries again.
-        guard let due = try? await provider.world.hold({ provider.takeDueNotifications() }) else { return }
+    /// Sleeps until something is queued or made due, or the clock reaches the next retry (at most `limit`).
+    private func waitForWork(atMost limit: Duration? = nil) async {
+        let wakeUp = provider.world.notificationsQueued
+        let retry = provider.nextNotificationDue().map { due in
+            provider.clock.schedule(at: due, label: "notifications due") { wakeUp.ring() }
+        }
+        await wakeUp.wait(atMost: limit)
+        if let retry { provider.clock.cancel(retry) }
+    }
+
+    /// Posts what is due, each in a task of its own; false when a shared world could not be held.
+    @discardableResult
+    private func postDue(with http: OnDemandHTTPClient, in group: inout DiscardingTaskGroup) async -> Bool {
+        guard let due = try? await provider.world.hold({ provider.takeDueNotifications() }) else { return false }
         for outgoing in due {
             group.addTask {
                 let outcome = await post(outgoing, with: http)
@@ -92,6 +108,7 @@ struct NotificationSender: Service {
                 logger.log(level: outcome.succeeded ? .info : .notice, "notification \(outgoing.id) to \(outgoing.url): \(outcome.summary)")
             }
         }
+        return true
     }
 
     /// One attempt, answer body included, within the attempt timeout (async-http-client's deadline
