@@ -22,13 +22,31 @@ public struct TokenSet: Sendable {
 }
 
 /// Why a headless sign-in failed.
-public enum SignInError: Error, CustomStringConvertible {
-    case rejected(AppleError)
-    case exchangeFailed(AppleError)
-    case unexpectedResponse(String)
+public struct SignInError: Error, Sendable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable {
+        case rejected(AppleError)
+        case exchangeFailed(AppleError)
+        case unexpectedResponse(String)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func rejected(_ error: AppleError) -> Self { Self(base: .rejected(error)) }
+    public static func exchangeFailed(_ error: AppleError) -> Self { Self(base: .exchangeFailed(error)) }
+    public static func unexpectedResponse(_ detail: String) -> Self { Self(base: .unexpectedResponse(detail)) }
+
+    /// Apple's error that refused the sign-in or its exchange, if that is what happened.
+    public var appleError: AppleError? {
+        switch base {
+        case let .rejected(error), let .exchangeFailed(error): return error
+        case .unexpectedResponse: return nil
+        }
+    }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .rejected(error): return "authorize refused: \(error.code.rawValue) \(error.pageMessage) (\(error.reason))"
         case let .exchangeFailed(error): return "code exchange failed: \(error.code.rawValue) (\(error.reason))"
         case let .unexpectedResponse(detail): return "unexpected response: \(detail)"

@@ -87,12 +87,21 @@ public struct MockAppleIDTestServer: Sendable {
 }
 
 /// Why the test server could not be used.
-public enum TestServerError: Error, CustomStringConvertible {
-    case didNotStart
-    case missingDeveloperKey
+public struct TestServerError: Error, Sendable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable {
+        case didNotStart
+        case missingDeveloperKey
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static var didNotStart: Self { Self(base: .didNotStart) }
+    public static var missingDeveloperKey: Self { Self(base: .missingDeveloperKey) }
 
     public var description: String {
-        switch self {
+        switch base {
         case .didNotStart: return "the mock-appleid server did not start"
         case .missingDeveloperKey: return "the built-in developer key is missing"
         }

@@ -32,7 +32,9 @@ struct NotificationTests {
             }
             let outcome = Result { () throws(NotificationError) in try provider.setNotificationURL(Self.receiver, app: Self.group) }
             #expect(((try? outcome.get()) != nil) == accepted, "\(returnURLs) \(String(describing: notificationURLs))")
-            if case let .failure(.invalidURL(problem)) = outcome { #expect(problem.contains("settings.allowLoopbackNotificationURLs: true")) }
+            if case let .failure(failure) = outcome, case let .invalidURL(problem) = failure.base {
+                #expect(problem.contains("settings.allowLoopbackNotificationURLs: true"))
+            }
         }
         let yaml = """
             base: default

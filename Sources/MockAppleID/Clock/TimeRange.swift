@@ -13,12 +13,21 @@ public enum TimeRange {
     public static let longestDuration: TimeInterval = 3_153_600_000
 
     /// Why an instant or a duration was refused.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        case notFinite(String)
-        case outOfRange(String)
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+        enum Base: Sendable, Equatable {
+            case notFinite(String)
+            case outOfRange(String)
+        }
+
+        /// Which of them.
+        let base: Base
+
+        public static func notFinite(_ what: String) -> Self { Self(base: .notFinite(what)) }
+        public static func outOfRange(_ what: String) -> Self { Self(base: .outOfRange(what)) }
 
         public var description: String {
-            switch self {
+            switch base {
             case let .notFinite(what): return "\(what) must be a finite number"
             case let .outOfRange(what): return what
             }

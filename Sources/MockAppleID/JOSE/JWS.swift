@@ -33,14 +33,25 @@ public struct CompactJWS: Sendable {
     public let signature: Data
 
     /// Why text is not a compact JWS with JSON header and payload.
-    public enum ParseError: Error, Equatable, CustomStringConvertible {
-        case tooLong(Int)
-        case notThreeParts(Int)
-        case notBase64URL(part: String)
-        case notJSONObject(part: String)
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+        enum Base: Sendable, Equatable {
+            case tooLong(Int)
+            case notThreeParts(Int)
+            case notBase64URL(part: String)
+            case notJSONObject(part: String)
+        }
+
+        /// Which of them.
+        let base: Base
+
+        public static func tooLong(_ length: Int) -> Self { Self(base: .tooLong(length)) }
+        public static func notThreeParts(_ count: Int) -> Self { Self(base: .notThreeParts(count)) }
+        public static func notBase64URL(part: String) -> Self { Self(base: .notBase64URL(part: part)) }
+        public static func notJSONObject(part: String) -> Self { Self(base: .notJSONObject(part: part)) }
 
         public var description: String {
-            switch self {
+            switch base {
             case let .tooLong(length): return "not a compact JWS: \(length) bytes, more than the \(CompactJWS.maxLength) accepted"
             case let .notThreeParts(count): return "not a compact JWS: \(count) dot-separated part(s) instead of 3"
             case let .notBase64URL(part): return "the JWS \(part) is not base64url"

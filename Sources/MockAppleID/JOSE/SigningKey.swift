@@ -154,12 +154,21 @@ public struct SigningKey: Sendable, Codable {
     }
 
     /// Why a key file could not be used.
-    public enum KeyError: Error, CustomStringConvertible {
-        case rsaKeyTooSmall(Int)
-        case libcryptoFailed
+    public struct KeyError: Error, Sendable, CustomStringConvertible {
+        /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+        enum Base: Sendable {
+            case rsaKeyTooSmall(Int)
+            case libcryptoFailed
+        }
+
+        /// Which of them.
+        let base: Base
+
+        public static func rsaKeyTooSmall(_ bits: Int) -> Self { Self(base: .rsaKeyTooSmall(bits)) }
+        public static var libcryptoFailed: Self { Self(base: .libcryptoFailed) }
 
         public var description: String {
-            switch self {
+            switch base {
             case let .rsaKeyTooSmall(bits): return "RSA key has \(bits) bits; at least 2048 are required"
             case .libcryptoFailed: return "libcrypto, asked for by name, could not sign with the RSA key (serve --rsa-signer swift-crypto or auto signs without it)"
             }

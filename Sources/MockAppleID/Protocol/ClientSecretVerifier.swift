@@ -95,27 +95,51 @@ public struct ClientSecretVerifier: Sendable {
 }
 
 /// Why a client secret was refused. Every case answers `invalid_client`; the text goes to the journal.
-public enum ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    case notAJWT(String)
-    case algorithmNotES256(String?)
-    case missingKeyID
-    case unknownKeyID(String, team: String)
-    case revokedKey(String)
-    case derSignature
-    case signatureLength(Int)
-    case badSignature(String)
-    case wrongIssuer(String?, expected: String)
-    case wrongSubject(String?, expected: String)
-    case wrongAudience(String?, expected: String)
-    case missingIssuedAt
-    case fractionalTime(claim: String, Double)
-    case issuedInFuture(seconds: Int)
-    case missingExpiry
-    case expired(secondsAgo: Int)
-    case lifetimeTooLong(seconds: Int, limit: Int)
+public struct ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case notAJWT(String)
+        case algorithmNotES256(String?)
+        case missingKeyID
+        case unknownKeyID(String, team: String)
+        case revokedKey(String)
+        case derSignature
+        case signatureLength(Int)
+        case badSignature(String)
+        case wrongIssuer(String?, expected: String)
+        case wrongSubject(String?, expected: String)
+        case wrongAudience(String?, expected: String)
+        case missingIssuedAt
+        case fractionalTime(claim: String, Double)
+        case issuedInFuture(seconds: Int)
+        case missingExpiry
+        case expired(secondsAgo: Int)
+        case lifetimeTooLong(seconds: Int, limit: Int)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func notAJWT(_ detail: String) -> Self { Self(base: .notAJWT(detail)) }
+    public static func algorithmNotES256(_ alg: String?) -> Self { Self(base: .algorithmNotES256(alg)) }
+    public static var missingKeyID: Self { Self(base: .missingKeyID) }
+    public static func unknownKeyID(_ kid: String, team: String) -> Self { Self(base: .unknownKeyID(kid, team: team)) }
+    public static func revokedKey(_ kid: String) -> Self { Self(base: .revokedKey(kid)) }
+    public static var derSignature: Self { Self(base: .derSignature) }
+    public static func signatureLength(_ count: Int) -> Self { Self(base: .signatureLength(count)) }
+    public static func badSignature(_ kid: String) -> Self { Self(base: .badSignature(kid)) }
+    public static func wrongIssuer(_ iss: String?, expected: String) -> Self { Self(base: .wrongIssuer(iss, expected: expected)) }
+    public static func wrongSubject(_ sub: String?, expected: String) -> Self { Self(base: .wrongSubject(sub, expected: expected)) }
+    public static func wrongAudience(_ aud: String?, expected: String) -> Self { Self(base: .wrongAudience(aud, expected: expected)) }
+    public static var missingIssuedAt: Self { Self(base: .missingIssuedAt) }
+    public static func fractionalTime(claim: String, _ seconds: Double) -> Self { Self(base: .fractionalTime(claim: claim, seconds)) }
+    public static func issuedInFuture(seconds: Int) -> Self { Self(base: .issuedInFuture(seconds: seconds)) }
+    public static var missingExpiry: Self { Self(base: .missingExpiry) }
+    public static func expired(secondsAgo: Int) -> Self { Self(base: .expired(secondsAgo: secondsAgo)) }
+    public static func lifetimeTooLong(seconds: Int, limit: Int) -> Self { Self(base: .lifetimeTooLong(seconds: seconds, limit: limit)) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .notAJWT(detail):
             return "client_secret is not a JWT (\(detail)); it must be an ES256 JWT signed with the team's .p8 key, not the key itself"
         case let .algorithmNotES256(alg):

@@ -15,12 +15,21 @@ public struct FormParameters: Sendable, Equatable {
     }
 
     /// Why a parameter could not be read.
-    public enum Problem: Error, Equatable, CustomStringConvertible {
-        case duplicated(String)
-        case malformedEncoding
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+        enum Base: Sendable, Equatable {
+            case duplicated(String)
+            case malformedEncoding
+        }
+
+        /// Which of them.
+        let base: Base
+
+        public static func duplicated(_ name: String) -> Self { Self(base: .duplicated(name)) }
+        public static var malformedEncoding: Self { Self(base: .malformedEncoding) }
 
         public var description: String {
-            switch self {
+            switch base {
             case let .duplicated(name): return "parameter \(name) is given more than once"
             case .malformedEncoding: return "the form is not valid percent-encoding"
             }

@@ -79,19 +79,36 @@ public struct PreparedRelayMail: Sendable {
 }
 
 /// Why the relay refused a recipient: each is an SMTP reply as Apple's relay gives it.
-public enum RelayRejection: Error, Sendable, Equatable {
+public struct RelayRejection: Error, Sendable, Equatable {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        /// No persona has this relay address (or the account was deleted, or every consent using it ended).
+        case unknownAddress(String)
+        /// Forwarding is off for the address (the person turned it off for the app, or for every address).
+        case forwardingDisabled(String)
+        /// The sender is not one of the team's registered email sources.
+        case unauthorizedSender(address: String, sender: String, wording: RelayOptions.SenderRejection)
+        /// The address took its daily number of messages already.
+        case dailyLimit(address: String, limit: Int)
+    }
+
+    /// Which of them.
+    let base: Base
+
     /// No persona has this relay address (or the account was deleted, or every consent using it ended).
-    case unknownAddress(String)
+    public static func unknownAddress(_ address: String) -> Self { Self(base: .unknownAddress(address)) }
     /// Forwarding is off for the address (the person turned it off for the app, or for every address).
-    case forwardingDisabled(String)
+    public static func forwardingDisabled(_ address: String) -> Self { Self(base: .forwardingDisabled(address)) }
     /// The sender is not one of the team's registered email sources.
-    case unauthorizedSender(address: String, sender: String, wording: RelayOptions.SenderRejection)
+    public static func unauthorizedSender(address: String, sender: String, wording: RelayOptions.SenderRejection) -> Self {
+        Self(base: .unauthorizedSender(address: address, sender: sender, wording: wording))
+    }
     /// The address took its daily number of messages already.
-    case dailyLimit(address: String, limit: Int)
+    public static func dailyLimit(address: String, limit: Int) -> Self { Self(base: .dailyLimit(address: address, limit: limit)) }
 
     /// The SMTP reply line.
     public var reply: String {
-        switch self {
+        switch base {
         case let .unknownAddress(address), let .forwardingDisabled(address): return "550 5.1.1 <\(address)>: user not found"
         case let .unauthorizedSender(address, _, wording): return "550 5.1.1 <\(address)>: \(wording.rawValue)"
         case let .dailyLimit(address, limit): return "550 5.7.1 <\(address)>: daily limit of \(limit) messages reached"
@@ -100,7 +117,7 @@ public enum RelayRejection: Error, Sendable, Equatable {
 
     /// Why, in words, for the journal.
     public var reason: String {
-        switch self {
+        switch base {
         case let .unknownAddress(address): return "\(address) is not a relay address of any persona"
         case let .forwardingDisabled(address): return "forwarding is off for \(address)"
         case let .unauthorizedSender(address, sender, _):

@@ -30,7 +30,7 @@ extension Refusal {
 
 extension PersonaError: Refusal {
     public var kind: RefusalKind {
-        switch self {
+        switch base {
         case .notFound: return .notFound
         case .alreadyExists: return .conflict
         case .invalid: return .invalid
@@ -38,7 +38,7 @@ extension PersonaError: Refusal {
     }
 
     public var code: String {
-        switch self {
+        switch base {
         case .notFound: return "not_found"
         case .alreadyExists: return "persona_exists"
         case .invalid: return "invalid_persona"
@@ -48,7 +48,7 @@ extension PersonaError: Refusal {
 
 extension NotificationError: Refusal {
     public var kind: RefusalKind {
-        switch self {
+        switch base {
         case .unknownPersona, .unknownApp: return .notFound
         case .invalidURL, .noRelayAddress: return .invalid
         }
@@ -57,7 +57,7 @@ extension NotificationError: Refusal {
 
 extension TransferError: Refusal {
     public var kind: RefusalKind {
-        switch self {
+        switch base {
         case .unknownApp, .unknownTeam: return .notFound
         case .sameTeam, .tooMany: return .conflict
         }
@@ -66,7 +66,7 @@ extension TransferError: Refusal {
 
 extension EmailSourceError: Refusal {
     public var kind: RefusalKind {
-        switch self {
+        switch base {
         case .unknownTeam, .notRegistered: return .notFound
         case .invalid: return .invalid
         }
@@ -75,7 +75,7 @@ extension EmailSourceError: Refusal {
 
 extension KeyRing.Failure: Refusal {
     public var kind: RefusalKind {
-        if case .unknownKey = self { return .notFound }
+        if case .unknownKey = base { return .notFound }
         return .conflict
     }
 

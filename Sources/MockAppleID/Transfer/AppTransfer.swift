@@ -37,14 +37,25 @@ struct TeamAccessToken: Sendable, Codable {
 }
 
 /// Why a transfer was refused.
-public enum TransferError: Error, Equatable, CustomStringConvertible {
-    case unknownApp(String)
-    case unknownTeam(String)
-    case sameTeam(String)
-    case tooMany
+public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case unknownApp(String)
+        case unknownTeam(String)
+        case sameTeam(String)
+        case tooMany
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func unknownApp(_ id: String) -> Self { Self(base: .unknownApp(id)) }
+    public static func unknownTeam(_ id: String) -> Self { Self(base: .unknownTeam(id)) }
+    public static func sameTeam(_ id: String) -> Self { Self(base: .sameTeam(id)) }
+    public static var tooMany: Self { Self(base: .tooMany) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .unknownApp(id): return "no app group or client has id \(id)"
         case let .unknownTeam(id): return "no team has Team ID \(id)"
         case let .sameTeam(id): return "the app group already belongs to team \(id)"

@@ -16,14 +16,25 @@ public struct KeyRing: Sendable, Codable {
     public static let capacity = 16
 
     /// Why a key change was refused.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        case unknownKey(String)
-        case duplicateKey(String)
-        case retiringActiveKey(String)
-        case full
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+        enum Base: Sendable, Equatable {
+            case unknownKey(String)
+            case duplicateKey(String)
+            case retiringActiveKey(String)
+            case full
+        }
+
+        /// Which of them.
+        let base: Base
+
+        public static func unknownKey(_ kid: String) -> Self { Self(base: .unknownKey(kid)) }
+        public static func duplicateKey(_ kid: String) -> Self { Self(base: .duplicateKey(kid)) }
+        public static func retiringActiveKey(_ kid: String) -> Self { Self(base: .retiringActiveKey(kid)) }
+        public static var full: Self { Self(base: .full) }
 
         public var description: String {
-            switch self {
+            switch base {
             case let .unknownKey(kid): return "no published signing key has kid \(kid)"
             case let .duplicateKey(kid): return "a signing key with kid \(kid) is already published"
             case let .retiringActiveKey(kid): return "key \(kid) signs tokens; activate another key before retiring it"

@@ -1,14 +1,25 @@
 import Foundation
 
 /// Why a notification could not be sent or a URL registered.
-public enum NotificationError: Error, Equatable, CustomStringConvertible {
-    case unknownPersona(String)
-    case unknownApp(String)
-    case invalidURL(String)
-    case noRelayAddress(String)
+public struct NotificationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case unknownPersona(String)
+        case unknownApp(String)
+        case invalidURL(String)
+        case noRelayAddress(String)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func unknownPersona(_ id: String) -> Self { Self(base: .unknownPersona(id)) }
+    public static func unknownApp(_ id: String) -> Self { Self(base: .unknownApp(id)) }
+    public static func invalidURL(_ problem: String) -> Self { Self(base: .invalidURL(problem)) }
+    public static func noRelayAddress(_ id: String) -> Self { Self(base: .noRelayAddress(id)) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .unknownPersona(id): return "persona \"\(id)\" does not exist"
         case let .unknownApp(id): return "no app group or client has id \(id)"
         case let .invalidURL(problem): return problem

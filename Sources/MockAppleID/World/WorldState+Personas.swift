@@ -1,13 +1,23 @@
 import Foundation
 
 /// Why a persona change was refused.
-public enum PersonaError: Error, Equatable, CustomStringConvertible {
-    case alreadyExists(String)
-    case notFound(String)
-    case invalid(String)
+public struct PersonaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case alreadyExists(String)
+        case notFound(String)
+        case invalid(String)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func alreadyExists(_ id: String) -> Self { Self(base: .alreadyExists(id)) }
+    public static func notFound(_ id: String) -> Self { Self(base: .notFound(id)) }
+    public static func invalid(_ message: String) -> Self { Self(base: .invalid(message)) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .alreadyExists(id): return "persona \"\(id)\" already exists"
         case let .notFound(id): return "persona \"\(id)\" does not exist"
         case let .invalid(message): return message

@@ -8,14 +8,25 @@ public struct RelayRecipient: Sendable, Equatable {
 }
 
 /// Why an email-source registration was refused.
-public enum EmailSourceError: Error, Equatable, CustomStringConvertible {
-    case unknownTeam(String)
-    case invalid(String)
+public struct EmailSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case unknownTeam(String)
+        case invalid(String)
+        /// A source to remove that the team has not registered.
+        case notRegistered(String)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func unknownTeam(_ id: String) -> Self { Self(base: .unknownTeam(id)) }
+    public static func invalid(_ message: String) -> Self { Self(base: .invalid(message)) }
     /// A source to remove that the team has not registered.
-    case notRegistered(String)
+    public static func notRegistered(_ source: String) -> Self { Self(base: .notRegistered(source)) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .unknownTeam(id): return "no team has Team ID \(id)"
         case let .invalid(message): return message
         case let .notRegistered(source): return "\"\(source.prefix(80))\" is not an email source of the team"

@@ -38,7 +38,7 @@ extension AdminRoutes {
     }
 
     private static func adminError(_ error: TenantError) -> AdminError {
-        switch error {
+        switch error.base {
         case .exists, .busy: return AdminError(status: .conflict, code: "tenant_exists", message: error.description)
         case .full: return AdminError(status: .conflict, code: "tenants_full", message: error.description)
         case .notSaved: return AdminError(status: .serviceUnavailable, code: "state_not_saved", message: error.description)

@@ -282,17 +282,31 @@ public final class TenantRegistry: Sendable {
 }
 
 /// Why a tenant could not be made or removed.
-public enum TenantError: Error, Equatable, CustomStringConvertible {
-    case invalidName(String)
-    case exists(String)
-    case busy(String)
-    case full(Int)
-    case invalidScenario(String)
+public struct TenantError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
+    enum Base: Sendable, Equatable {
+        case invalidName(String)
+        case exists(String)
+        case busy(String)
+        case full(Int)
+        case invalidScenario(String)
+        /// The tenant store could not be written.
+        case notSaved(String)
+    }
+
+    /// Which of them.
+    let base: Base
+
+    public static func invalidName(_ name: String) -> Self { Self(base: .invalidName(name)) }
+    public static func exists(_ name: String) -> Self { Self(base: .exists(name)) }
+    public static func busy(_ name: String) -> Self { Self(base: .busy(name)) }
+    public static func full(_ capacity: Int) -> Self { Self(base: .full(capacity)) }
+    public static func invalidScenario(_ message: String) -> Self { Self(base: .invalidScenario(message)) }
     /// The tenant store could not be written.
-    case notSaved(String)
+    public static func notSaved(_ message: String) -> Self { Self(base: .notSaved(message)) }
 
     public var description: String {
-        switch self {
+        switch base {
         case let .invalidName(name):
             return "tenant name \"\(name.prefix(80))\" must be 1 to 63 lowercase letters, digits, - and _, starting with a letter or digit"
         case let .exists(name): return "tenant \(name) exists already"
