@@ -37,8 +37,10 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     /// How many versions a removed row is remembered for; a server further behind reads the whole world.
     static let removalsKept: Int64 = 256
-    /// The channel a write that may give the sender work is announced on (the payload: the tenant).
+    /// The channel a write that may give the sender work is announced on.
     static let senderChannel = "mock_appleid_sender"
+    /// What this store's writes announce: its own id (so that its sender skips them: it knows of them) and the tenant.
+    private let announcement: String
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
     /// How long one step (of a hold, or on a connection of its own) may wait for the database before its
@@ -53,6 +55,7 @@ public final class PostgresWorldStore: SharedWorldStore {
         self.connector = connector
         self.tenant = tenant
         self.logger = logger
+        announcement = "\(UUID().uuidString) \(tenant)"
     }
 
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
@@ -143,7 +146,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             }
             if replacingAll || changes.contains(where: \.wakesNotificationSender) {
                 // Delivered to the listening sender at the commit, and only if it commits.
-                try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(tenant))", logger: logger)
+                try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(announcement))", logger: logger)
             }
             try await connection.query("COMMIT", logger: logger)
         }
@@ -180,15 +183,22 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
         guard let connection = leading.withLock({ $0 }) else { return }
-        let tenant = tenant
+        let (tenant, ownWrites) = (tenant, announcement)
         do {
             try await connection.listen(on: Self.senderChannel) { notifications in
                 wake()
-                for try await notification in notifications where notification.payload == tenant { wake() }
+                for try await notification in notifications where notification.payload != ownWrites {
+                    if Self.tenant(announcedIn: notification.payload) == tenant { wake() }
+                }
             }
         } catch {
             if !Task.isCancelled { logger.notice("\(name): stopped listening for other servers' deliveries: \(PostgresStore.describe(error))") }
         }
+    }
+
+    /// The tenant a write's announcement names: what follows the writing store's id and a space.
+    static func tenant(announcedIn payload: String) -> String? {
+        payload.firstIndex(of: " ").map { String(payload[payload.index(after: $0)...]) }
     }
 
     public func stillLeading() async -> Bool {

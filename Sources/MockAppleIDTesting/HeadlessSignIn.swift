@@ -22,9 +22,9 @@ public struct TokenSet: Sendable {
 }
 
 /// Why a headless sign-in failed.
-public struct SignInError: Error, Sendable, CustomStringConvertible {
+public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
-    enum Base: Sendable {
+    enum Base: Sendable, Equatable {
         case rejected(AppleError)
         case exchangeFailed(AppleError)
         case unexpectedResponse(String)

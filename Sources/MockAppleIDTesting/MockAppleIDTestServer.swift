@@ -87,9 +87,9 @@ public struct MockAppleIDTestServer: Sendable {
 }
 
 /// Why the test server could not be used.
-public struct TestServerError: Error, Sendable, CustomStringConvertible {
+public struct TestServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
-    enum Base: Sendable {
+    enum Base: Sendable, Hashable {
         case didNotStart
         case missingDeveloperKey
     }

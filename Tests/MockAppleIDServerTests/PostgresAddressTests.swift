@@ -22,4 +22,11 @@ struct PostgresAddressTests {
     func refusedHosts(url: String) {
         #expect(throws: StateStoreError.self) { try PostgresAddress(url) }
     }
+
+    @Test("a write's announcement names its tenant after the writing store's id: the server's own world, or a tenant with spaces")
+    func announcedTenant() {
+        #expect(PostgresWorldStore.tenant(announcedIn: "4F0C1F0E-0000-4000-8000-000000000000 ") == "")
+        #expect(PostgresWorldStore.tenant(announcedIn: "4F0C1F0E-0000-4000-8000-000000000000 team a") == "team a")
+        #expect(PostgresWorldStore.tenant(announcedIn: "no-space") == nil)
+    }
 }

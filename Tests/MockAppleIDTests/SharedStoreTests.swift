@@ -107,7 +107,6 @@ struct SharedStoreTests {
 
         func lead() async {}
         func stillLeading() async -> Bool { true }
-        func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async { wake() }
     }
 
     /// Runs `body` as one request of `provider`'s: in a hold of the shared world, answering once saved.

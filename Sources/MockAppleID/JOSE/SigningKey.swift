@@ -154,9 +154,9 @@ public struct SigningKey: Sendable, Codable {
     }
 
     /// Why a key file could not be used.
-    public struct KeyError: Error, Sendable, CustomStringConvertible {
+    public struct KeyError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
-        enum Base: Sendable {
+        enum Base: Sendable, Hashable {
             case rsaKeyTooSmall(Int)
             case libcryptoFailed
         }

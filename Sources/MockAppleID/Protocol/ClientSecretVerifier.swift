@@ -94,7 +94,7 @@ public struct ClientSecretVerifier: Sendable {
     }
 }
 
-/// Why a client secret was refused. Every case answers `invalid_client`; the text goes to the journal.
+/// Why a client secret was refused. Every reason answers `invalid_client`; the text goes to the journal.
 public struct ClientSecretFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
     enum Base: Sendable, Equatable {

@@ -79,7 +79,7 @@ public struct PreparedRelayMail: Sendable {
 }
 
 /// Why the relay refused a recipient: each is an SMTP reply as Apple's relay gives it.
-public struct RelayRejection: Error, Sendable, Equatable {
+public struct RelayRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// The reasons, switched on inside the module; not public, so that one added breaks no caller.
     enum Base: Sendable, Equatable {
         /// No persona has this relay address (or the account was deleted, or every consent using it ended).
@@ -114,6 +114,9 @@ public struct RelayRejection: Error, Sendable, Equatable {
         case let .dailyLimit(address, limit): return "550 5.7.1 <\(address)>: daily limit of \(limit) messages reached"
         }
     }
+
+    /// Why, in words (the journal's reason).
+    public var description: String { reason }
 
     /// Why, in words, for the journal.
     public var reason: String {

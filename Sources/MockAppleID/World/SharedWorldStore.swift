@@ -32,6 +32,16 @@ public protocol SharedWorldStore: Sendable {
     func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async
 }
 
+extension SharedWorldStore {
+    /// A store that cannot announce writes: wakes the sender four times a second while the task runs.
+    public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            wake()
+            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
+        }
+    }
+}
+
 extension WorldRowChange {
     /// Whether the row may give the notification sender work: the outbox or one of its deliveries (one
     /// queued, retried or given up), or the clock (a retry comes due by it).

@@ -113,7 +113,7 @@ struct EntrySection<Key: Hashable & Sendable & Codable, Value: Sendable & Codabl
 
     func apply(_ changes: [WorldRowChange], to state: inout WorldState, decoder: JSONDecoder) throws(StateStoreError) {
         guard keptInStores else { return }
-        for change in changes {
+        for change in changes where change.value != nil || !change.key.isEmpty {
             let (key, previous) = try put(change.section, change.key, change.value, into: &state, decoder)
             applied?(&state, key, previous)
         }

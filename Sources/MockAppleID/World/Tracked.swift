@@ -16,8 +16,8 @@ public struct Tracked<Value: Sendable>: Sendable {
     public var wrappedValue: Value {
         get { value }
         _modify {
+            defer { if isTracking { changed = true } }
             yield &value
-            if isTracking { changed = true }
         }
     }
 
@@ -32,7 +32,4 @@ public struct Tracked<Value: Sendable>: Sendable {
         defer { changed = false }
         return changed
     }
-
-    /// Puts a stored value back without counting it as a change.
-    mutating func restore(_ stored: Value) { value = stored }
 }

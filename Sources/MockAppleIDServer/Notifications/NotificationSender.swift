@@ -21,7 +21,8 @@ struct NotificationSender: Service {
 
     /// The most bytes of a receiver's answer read (the status is what counts).
     static let answerLimit = 64 * 1024
-    /// How soon the leader of a shared world looks again after it could not hold the world.
+    /// How soon the leader of a shared world looks again after it could not hold the world, or listens again
+    /// for the others' writes after listening ended.
     static let sharedRetryInterval = Duration.seconds(1)
 
     func run() async {
@@ -68,8 +69,13 @@ struct NotificationSender: Service {
                 _ = try? await provider.world.hold { provider.takeOverNotifications() }
                 await withTaskGroup(of: Void.self) { watching in
                     watching.addTask {
-                        await store.watchSenderWork { wakeUp.ring() }
-                        wakeUp.ring()  // it no longer leads: the loop below finds out
+                        // Until the loop below stops (it no longer leads): listening again after a second when
+                        // listening ended (the loop, rung, finds out whether it still leads).
+                        while !Task.isCancelled {
+                            await store.watchSenderWork { wakeUp.ring() }
+                            wakeUp.ring()
+                            do { try await Task.sleep(for: Self.sharedRetryInterval) } catch { return }
+                        }
                     }
                     await withDiscardingTaskGroup { group in
                         while await store.stillLeading(), !Task.isCancelled {
