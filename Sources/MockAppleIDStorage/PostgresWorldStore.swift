@@ -34,6 +34,8 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     private let holding = Mutex(Holding())
     private let leading = Mutex<PostgresConnection?>(nil)
+    /// Whether the last failure to listen for other servers' writes was logged (none since).
+    private let listenFailureLogged = Atomic<Bool>(false)
 
     /// How many versions a removed row is remembered for; a server further behind reads the whole world.
     static let removalsKept: Int64 = 256
@@ -186,13 +188,17 @@ public final class PostgresWorldStore: SharedWorldStore {
         let (tenant, ownWrites) = (tenant, announcement)
         do {
             try await connection.listen(on: Self.senderChannel) { notifications in
+                listenFailureLogged.store(false, ordering: .relaxed)
                 wake()
                 for try await notification in notifications where notification.payload != ownWrites {
                     if Self.tenant(announcedIn: notification.payload) == tenant { wake() }
                 }
             }
         } catch {
-            if !Task.isCancelled { logger.notice("\(name): stopped listening for other servers' deliveries: \(PostgresStore.describe(error))") }
+            // Logged once per run of failures: the sender listens again every second while it leads.
+            if !Task.isCancelled, !listenFailureLogged.exchange(true, ordering: .relaxed) {
+                logger.notice("\(name): stopped listening for other servers' deliveries: \(PostgresStore.describe(error))")
+            }
         }
     }
 
