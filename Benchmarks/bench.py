@@ -15,7 +15,7 @@ import time
 
 import requests
 
-from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, first_answer_rss, free_port,
+from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, cpu_per_request, first_answer_rss, free_port,
                      median_start_ups, parallel_flows, process_cpu_seconds, publish, rss_mb, run_parallel, table, wrk,
                      client_secret)
 from postgres_server import PostgresUnavailable, postgres_server
@@ -107,6 +107,28 @@ def database_rows(binary: str, secret: str, flows: int, seconds: float, code: fl
     ]
 
 
+def per_request_rows(binary: str, options, keys_file: str, code: float, signer: float | None) -> list[tuple]:
+    """What one request costs mock-appleid and the references, one client on one kept-alive connection, and
+    what that makes the least a `code` flow (two routed requests and one signature) could cost on this stack."""
+    count = options.flows * 5
+    routed = cpu_per_request(lambda p: [binary, "serve", "--port", str(p)], "/auth/keys?through=router", count)
+    plain = cpu_per_request(lambda p: [binary, "serve", "--port", str(p)], "/auth/keys", count)
+    floor = cpu_per_request(lambda p: [options.stack_floor, "--port", str(p), "--file", keys_file], "/auth/keys", count)
+    bare = cpu_per_request(lambda p: [options.bare_responder, str(p), keys_file], "/auth/keys", count)
+    rows = [
+        ("server CPU per request, one kept-alive connection: `GET /auth/keys?through=router`", f"{routed:.0f} µs",
+         f"{routed / floor:.2f} × the stack floor's routed answer ({floor:.0f} µs); bare responder {bare:.0f} µs", ""),
+        ("  the same, a plain `GET /auth/keys` (answered on the event loop)", f"{plain:.0f} µs",
+         f"{plain / bare:.2f} × bare responder ({bare:.0f} µs)", ""),
+    ]
+    if signer:
+        least = (2 * floor) / 1000 + signer
+        rows.append(("  a `code` flow's least on this stack: the floor's two routed answers and one libcrypto RS256",
+                     f"{least:.3f} ms", f"{least / signer:.2f} × libcrypto's RS256; the `code` flow above takes {code / least:.2f} × this",
+                     ""))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -156,6 +178,8 @@ def main():
                          f"libcrypto (the default) uses {default / built_in:.2f} × this", "libcrypto kept if < 1 ×"))
     es = cpu_per_flow(binary, secret, "code", options.flows, "--scenario", str(ROOT / "Benchmarks/scenarios/es256.yaml"))
     rows.append(("server CPU per `code` flow, ES256 scenario", f"{es:.3f} ms", f"{es / rs256:.2f} × one RS256 ({es / es256:.1f} × one ES256)", "HTTP path only"))
+    # The per-request rows need the keys' bytes for the references: measured below, placed here.
+    per_request_at = len(rows)
 
     clients = max(2, os.cpu_count() or 2) * 2
     rate, cores = parallel_flows(binary, secret, clients, options.seconds)
@@ -194,6 +218,7 @@ def main():
     finally:
         bare.kill()
         bare.wait()
+    rows[per_request_at:per_request_at] = per_request_rows(binary, options, body_file.name, code, signer)
     rows.append(("GET /auth/keys, wrk 1 thread 16 connections, default log level", f"{keys_rate / 1000:.1f} k/s",
                  f"{keys_rate / bare_rate:.2f} × bare responder ({bare_rate / 1000:.1f} k/s)", "≥ 0.8 ×"))
     rows.append(("GET /appleid/button (cached, 400×88 px), wrk 1 thread 16 connections", f"{button_rate / 1000:.1f} k/s",

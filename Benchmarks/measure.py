@@ -232,6 +232,40 @@ def start_up_ms(command: list[str], port: int, path: str) -> tuple[float, float,
         process.wait()
 
 
+def cpu_per_request(make_command, path: str, count: int) -> float:
+    """Microseconds of CPU (all its threads) a server made from a port spends per `GET path` from one client
+    on one kept-alive connection, after a warm-up: what a request costs the stack it runs on, its reads,
+    writes and wake-ups included."""
+    port = free_port()
+    process = subprocess.Popen(make_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.request("GET", path)
+                if connection.getresponse().read() is not None:
+                    break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"{make_command(port)[0]} never answered")
+                time.sleep(0.01)
+        for _ in range(500):
+            connection.request("GET", path)
+            connection.getresponse().read()
+        before = process_cpu_ms(process.pid)
+        for _ in range(count):
+            connection.request("GET", path)
+            answer = connection.getresponse()
+            answer.read()
+        if answer.status != 200:
+            raise RuntimeError(f"GET {path} answered {answer.status}")
+        return (process_cpu_ms(process.pid) - before) * 1000 / count
+    finally:
+        process.kill()
+        process.wait()
+
+
 def first_answer_rss(make_command) -> dict[str, float]:
     """The resident memory (``rss_mb``) of a server made from a port, once it has answered `/auth/keys`."""
     port = free_port()

@@ -110,11 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             do { try set.get() } catch { throw CommandError("--auto-approve: \(error.description)") }
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, level: level) }
         var configuration = ServerConfiguration(host: host, port: port, publicBaseURL: publicBaseURL, logLevel: level)
         configuration.smtpPort = smtpPort
         configuration.smtpIdleTimeout = smtpIdleTimeout
