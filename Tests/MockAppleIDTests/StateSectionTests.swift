@@ -32,6 +32,24 @@ struct StateSectionTests {
         #expect(state.takeChanges().isEmpty)
     }
 
+    @Test("a map's entry changed in place is saved once; a change through an absent key is not a change")
+    func mapChangedInPlace() {
+        var map = TrackedMap<String, [Int]>()
+        map["a"] = [1]
+        map.setTracking(true)
+        map["a"]?.append(2)
+        map["b", default: []].append(3)
+        map["absent"]?.append(4)
+        let changed = map.takeChangedKeys()
+        #expect(changed.map(\.key).sorted() == ["a", "b"])
+        #expect(changed.first { $0.key == "a" }?.value == [1, 2])
+        #expect(map["absent"] == nil)
+        map["a"]?.removeAll()
+        map["a"] = nil
+        #expect(map.takeChangedKeys().map(\.key) == ["a"])
+        #expect(map.takeChangedKeys().isEmpty)
+    }
+
     @Test("a snapshot leaves out an absent auto-approve and reads back to the same snapshot")
     func snapshot() throws {
         let state = try tracked()

@@ -10,19 +10,32 @@ struct TrackedMap<Key: Hashable & Sendable & Codable, Value: Sendable & Codable>
 
     init() {}
 
+    /// The value under `key`. Changed in place (`map[key]?.append(…)`), the dictionary's own value is
+    /// changed, not a copy of it.
     subscript(key: Key) -> Value? {
         get { storage[key] }
         set {
             storage[key] = newValue
             if isTracking { changedKeys.insert(key) }
         }
+        _modify {
+            // `map[key]?.change()` on an absent key changes nothing, and is not a change to save.
+            let wasHeld = isTracking && storage.keys.contains(key)
+            defer { if isTracking, wasHeld || storage.keys.contains(key) { changedKeys.insert(key) } }
+            yield &storage[key]
+        }
     }
 
+    /// The value under `key`, or `defaultValue`; changed in place like ``subscript(_:)``.
     subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         get { storage[key, default: defaultValue()] }
         set {
             storage[key] = newValue
             if isTracking { changedKeys.insert(key) }
+        }
+        _modify {
+            if isTracking { changedKeys.insert(key) }
+            yield &storage[key, default: defaultValue()]
         }
     }
 

@@ -14,9 +14,9 @@ extension WorldState {
         grant.serial = Self.serial(following: refreshTokensByOwner[owner]?.last.flatMap { refreshGrants[$0]?.serial })
         refreshGrants[grant.token] = grant
         refreshTokensByOwner[owner, default: []].append(grant.token)
-        guard let held = refreshTokensByOwner[owner], held.count > limit else { return }
-        for token in held.prefix(held.count - limit) { refreshGrants[token] = nil }
-        refreshTokensByOwner[owner] = Array(held.suffix(limit))
+        guard let held = refreshTokensByOwner[owner]?.count, held > limit else { return }
+        for token in refreshTokensByOwner[owner, default: []].prefix(held - limit) { refreshGrants[token] = nil }
+        refreshTokensByOwner[owner, default: []].removeFirst(held - limit)
     }
 
     /// The serial after `serial` (0 after none); stays at `Int.max` rather than overflow.
