@@ -17,6 +17,10 @@ public final class PostgresStore: TenantStore {
     private let logger: Logger
     /// The tenants' worlds this server keeps here, to close their connections.
     private let tenantWorlds = Mutex<[String: PostgresWorldStore]>([:])
+    /// Whether the last failure to listen for other servers' tenants was logged (none since).
+    private let tenantListenFailureLogged = Atomic<Bool>(false)
+    /// The channel a server announces on, at its commit, that it added or removed a tenant.
+    static let tenantsChannel = "mock_appleid_tenants"
 
     /// The tables' format; a database written by a newer version is refused. Format 2 is format 1 with
     /// each refresh grant's place in its persona and client's issue order kept in the grant, and not
@@ -68,10 +72,14 @@ public final class PostgresStore: TenantStore {
             throw StateStoreError("\(name): tenant \(tenant.name) cannot be encoded: \(error)")
         }
         try await withConnection("cannot be written") { [self] connection in
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             let added = try await connection.query("""
                 INSERT INTO mock_appleid_tenants (name, record) VALUES (\(tenant.name), \(record)) ON CONFLICT (name) DO NOTHING RETURNING 1
                 """, logger: logger).decode(Int.self).first { _ in true }
+            // Closing the connection rolls the transaction back.
             guard added != nil else { throw StateStoreError("\(name): tenant \(tenant.name) exists already") }
+            try await announceTenants(on: connection)
+            try await connection.query("COMMIT", logger: logger)
         }
     }
 
@@ -88,8 +96,34 @@ public final class PostgresStore: TenantStore {
             try await connection.query("DELETE FROM mock_appleid_rows WHERE tenant = \(tenant)", logger: logger)
             try await connection.query("DELETE FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger)
             try await connection.query("DELETE FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
+            try await announceTenants(on: connection)
             try await connection.query("COMMIT", logger: logger)
         }
+    }
+
+    /// Tells the servers following the tenants (``watchTenants(_:)``) that they changed: delivered at the
+    /// transaction's commit, and only if it commits.
+    private func announceTenants(on connection: PostgresConnection) async throws {
+        try await connection.query("SELECT pg_notify(\(Self.tenantsChannel), '')", logger: logger)
+    }
+
+    /// Listens on a connection of its own for the tenants other servers add or remove.
+    public func watchTenants(_ changed: @escaping @Sendable () -> Void) async {
+        // The connector logs a database it cannot reach.
+        guard let connection = try? await connector.connect() else { return }
+        do {
+            try await connection.listen(on: Self.tenantsChannel) { [self] notifications in
+                tenantListenFailureLogged.store(false, ordering: .relaxed)
+                changed()
+                for try await _ in notifications { changed() }
+            }
+        } catch {
+            // Logged once per run of failures: the registry listens again every second.
+            if !Task.isCancelled, !tenantListenFailureLogged.exchange(true, ordering: .relaxed) {
+                logger.notice("\(name): stopped listening for other servers' tenants: \(Self.describe(error))")
+            }
+        }
+        try? await connection.close()
     }
 
     public func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError) {

@@ -163,6 +163,25 @@ def test_the_sending_replica_waits_for_writes_rather_than_looking(postgres, data
             assert time.monotonic() - started < 5
 
 
+def test_replicas_follow_the_tenants_by_listening_rather_than_looking(postgres, database_url):
+    """Idle, no replica connects to look for tenants made or removed elsewhere (each listens for the NOTIFY
+    that making or removing one sends at its commit); one made or removed at a replica reaches the other
+    without a request for it."""
+    database = database_url.rsplit("/", 1)[-1]
+    sessions = f"SELECT sessions FROM pg_stat_database WHERE datname = '{database}'"  # read from another database
+    with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
+        def listed(server):
+            return [tenant["name"] for tenant in requests.get(f"{server}/__admin/tenants", timeout=10).json()["tenants"]]
+
+        assert requests.post(f"{a}/__admin/tenants", json={"name": "job-c"}, timeout=10).status_code == 201
+        wait_for(lambda: listed(b) == ["job-c"], "B to serve the tenant made at A")
+        before = postgres.sql("postgres", sessions)
+        time.sleep(2.5)  # a window in which no replica may connect (each connected once a second to look)
+        assert postgres.sql("postgres", sessions) == before
+        assert requests.delete(f"{b}/__admin/tenants/job-c", timeout=10).status_code == 200
+        wait_for(lambda: listed(a) == [], "A to drop the tenant removed at B")
+
+
 def test_a_delayed_token_answer_does_not_hold_the_world_for_the_other_replica(database_url):
     with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
         queue_fault(a, "token-delay", seconds=6)

@@ -20,11 +20,24 @@ public protocol TenantStore: Sendable {
 
     /// Lets go of what this server holds for a tenant another server removed (its connections).
     func forget(_ name: String) async
+
+    /// With a store other servers share: calls `changed` once it watches, then whenever a server adds or
+    /// removes a tenant. Returns when it can watch no longer (its connection ended), or when the task is
+    /// cancelled.
+    func watchTenants(_ changed: @escaping @Sendable () -> Void) async
 }
 
 extension TenantStore {
     public var isShared: Bool { false }
     public func forget(_ name: String) async {}
+
+    /// A store that cannot announce changes: calls `changed` every second while the task runs.
+    public func watchTenants(_ changed: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            changed()
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+        }
+    }
 }
 
 /// A tenant as a store keeps it: its name and the scenario it was made from.

@@ -27,8 +27,9 @@ public final class TenantRegistry: Sendable {
     static let pathPrefix = "/t/"
 
     private let tenants = Mutex<[String: Tenant]>([:])
-    /// Names being made or removed, so that two requests cannot race for one name.
-    private let busyNames = Mutex<Set<String>>([])
+    /// Names being made or removed, so that two requests cannot race for one name, with the requests
+    /// waiting for that to end (``settled(_:)``).
+    private let busyNames = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
     /// Names a request asked for that the shared store did not hold, and when.
     private let misses = Mutex<[String: ContinuousClock.Instant]>([:])
     private static let missesKept = 1_000
@@ -129,33 +130,51 @@ public final class TenantRegistry: Sendable {
 
     // MARK: Following other servers
 
-    /// How often a server whose store other servers share looks for tenants they made or removed.
+    /// How long a server whose store other servers share waits before it reads the tenants again after
+    /// a read failed, or listens again after listening ended.
     static let followInterval = Duration.seconds(1)
 
     /// With a store other servers share: keeps this server's tenants those the store holds, for ever
-    /// (a tenant another server made is served here too; one it removed is dropped here).
+    /// (a tenant another server made is served here too; one it removed is dropped here). The tenants
+    /// are read when the store announces a change (``TenantStore/watchTenants(_:)``), and each time it
+    /// starts listening, so a change made while it did not listen is not missed.
     func follow() async {
         guard let store, store.isShared else { return }
-        // Logged once per run of failures: while the database is down this loop tries every interval.
-        var failing = false
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: Self.followInterval) } catch { return }
-            // Only tenants served before the store is read may be dropped: one made since is not in what it returns.
-            let served = all.map(\.name)
-            let records: [TenantRecord]
-            do throws(StateStoreError) { records = try await store.tenants() } catch {
-                if !failing { logger.notice("tenants: \(error.message)") }
-                failing = true
-                continue
+        let changed = Doorbell()
+        await withTaskGroup(of: Void.self) { watching in
+            watching.addTask {
+                while !Task.isCancelled {
+                    await store.watchTenants { changed.ring() }
+                    do { try await Task.sleep(for: Self.followInterval) } catch { return }
+                }
             }
-            failing = false
-            // A tenant removed and made again (perhaps from another scenario) is served afresh.
-            let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
-            for record in remade { await drop(record.name, from: store) }
-            for record in records where provider(record.name) == nil { await join(record, from: store) }
-            let kept = Set(records.map(\.name))
-            for name in served where !kept.contains(name) { await drop(name, from: store) }
+            // Logged once per run of failures: while the database is down, the read is tried every interval.
+            var failing = false
+            while !Task.isCancelled {
+                await changed.wait(atMost: failing ? Self.followInterval : nil)
+                guard !Task.isCancelled else { break }
+                failing = !(await catchUp(with: store, failing: failing))
+            }
+            watching.cancelAll()
         }
+    }
+
+    /// Serves the tenants the store holds and drops those it no longer does; false when it cannot be read.
+    private func catchUp(with store: any TenantStore, failing: Bool) async -> Bool {
+        // Only tenants served before the store is read may be dropped: one made since is not in what it returns.
+        let served = all.map(\.name)
+        let records: [TenantRecord]
+        do throws(StateStoreError) { records = try await store.tenants() } catch {
+            if !failing { logger.notice("tenants: \(error.message)") }
+            return false
+        }
+        // A tenant removed and made again (perhaps from another scenario) is served afresh.
+        let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
+        for record in remade { await drop(record.name, from: store) }
+        for record in records where provider(record.name) == nil { await join(record, from: store) }
+        let kept = Set(records.map(\.name))
+        for name in served where !kept.contains(name) { await drop(name, from: store) }
+        return true
     }
 
     /// Serves tenant `name` when another server sharing the store made it (a request for a tenant this
@@ -165,15 +184,22 @@ public final class TenantRegistry: Sendable {
         // A name the store did not hold is not looked up again for a while: requests for unknown names
         // cost the database one read per name and interval.
         if let missed = misses.withLock({ $0[name] }), missed.duration(to: .now) < Self.followInterval { return false }
-        guard let record = await sharedRecord(named: name) else {
-            misses.withLock { misses in
-                if misses.count >= Self.missesKept { misses.removeAll() }
-                misses[name] = .now
+        // Following the store, this server may be making or dropping the tenant meanwhile: once that is
+        // done, it looks again (a tenant removed and made again elsewhere is dropped, then made).
+        for _ in 0..<3 {
+            await settled(name)
+            if provider(name) != nil { return true }
+            guard let record = await sharedRecord(named: name) else {
+                misses.withLock { misses in
+                    if misses.count >= Self.missesKept { misses.removeAll() }
+                    misses[name] = .now
+                }
+                return false
             }
-            return false
+            await join(record, from: store)
+            if provider(name) != nil { return true }
         }
-        await join(record, from: store)
-        return provider(name) != nil
+        return false
     }
 
     private func join(_ record: TenantRecord, from store: any TenantStore) async {
@@ -251,19 +277,32 @@ public final class TenantRegistry: Sendable {
     }
 
     private func reserve(_ name: String, creating: Bool) throws(TenantError) {
-        try busyNames.withLock { (busy: inout Set<String>) throws(TenantError) in
-            guard !busy.contains(name) else { throw .busy(name) }
+        try busyNames.withLock { (busy: inout [String: [CheckedContinuation<Void, Never>]]) throws(TenantError) in
+            guard busy[name] == nil else { throw .busy(name) }
             if creating {
                 let (exists, count) = tenants.withLock { ($0[name] != nil, $0.count) }
                 guard !exists else { throw .exists(name) }
                 guard count + busy.count < Self.capacity else { throw .full(Self.capacity) }
             }
-            busy.insert(name)
+            busy[name] = []
         }
     }
 
     private func release(_ name: String) {
-        _ = busyNames.withLock { $0.remove(name) }
+        let waiting = busyNames.withLock { $0.removeValue(forKey: name) } ?? []
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns once tenant `name` is not being made or removed here.
+    private func settled(_ name: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = busyNames.withLock { busy in
+                guard busy[name] != nil else { return false }
+                busy[name, default: []].append(continuation)
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
     }
 
     /// 1 to 63 lowercase letters, digits, `-` and `_`, starting with a letter or digit: a path segment as it is.
