@@ -9,6 +9,7 @@ import os
 import pathlib
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -110,13 +111,18 @@ def database_rows(binary: str, secret: str, flows: int, seconds: float, code: fl
 def per_request_rows(binary: str, options, keys_file: str, code: float, signer: float | None) -> list[tuple]:
     """What one request costs mock-appleid and the references, one client on one kept-alive connection, and
     what that makes the least a `code` flow (two routed requests and one signature) could cost on this stack."""
-    count = options.flows * 5
-    routed = cpu_per_request(lambda p: [binary, "serve", "--port", str(p)], "/auth/keys?through=router", count)
-    plain = cpu_per_request(lambda p: [binary, "serve", "--port", str(p)], "/auth/keys", count)
-    floor = cpu_per_request(lambda p: [options.stack_floor, "--port", str(p), "--file", keys_file], "/auth/keys", count)
-    bare = cpu_per_request(lambda p: [options.bare_responder, str(p), keys_file], "/auth/keys", count)
+    count, rounds = options.flows * 2, 3
+    servers = (
+        (lambda p: [binary, "serve", "--port", str(p)], "/auth/keys?through=router"),
+        (lambda p: [binary, "serve", "--port", str(p)], "/auth/keys"),
+        (lambda p: [options.stack_floor, "--port", str(p), "--file", keys_file], "/auth/keys"),
+        (lambda p: [options.bare_responder, str(p), keys_file], "/auth/keys"),
+    )
+    # Medians of rounds taken in turn, so that the machine's drift reaches each alike.
+    samples = [[cpu_per_request(command, path, count) for command, path in servers] for _ in range(rounds)]
+    routed, plain, floor, bare = (statistics.median(taken) for taken in zip(*samples))
     rows = [
-        ("server CPU per request, one kept-alive connection: `GET /auth/keys?through=router`", f"{routed:.0f} µs",
+        (f"server CPU per request, one kept-alive connection, median of {rounds}: `GET /auth/keys?through=router`", f"{routed:.0f} µs",
          f"{routed / floor:.2f} × the stack floor's routed answer ({floor:.0f} µs); bare responder {bare:.0f} µs", ""),
         ("  the same, a plain `GET /auth/keys` (answered on the event loop)", f"{plain:.0f} µs",
          f"{plain / bare:.2f} × bare responder ({bare:.0f} µs)", ""),

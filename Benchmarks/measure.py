@@ -244,12 +244,15 @@ def cpu_per_request(make_command, path: str, count: int) -> float:
             try:
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
                 connection.request("GET", path)
-                if connection.getresponse().read() is not None:
+                answer = connection.getresponse()
+                answer.read()
+                if answer.status == 200:
                     break
             except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"{make_command(port)[0]} never answered")
-                time.sleep(0.01)
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"{make_command(port)[0]} never answered 200 to GET {path}")
+            time.sleep(0.01)
         for _ in range(500):
             connection.request("GET", path)
             connection.getresponse().read()

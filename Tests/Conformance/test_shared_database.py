@@ -168,13 +168,17 @@ def test_replicas_follow_the_tenants_by_listening_rather_than_looking(postgres, 
     that making or removing one sends at its commit); one made or removed at a replica reaches the other
     without a request for it."""
     database = database_url.rsplit("/", 1)[-1]
-    sessions = f"SELECT sessions FROM pg_stat_database WHERE datname = '{database}'"  # read from another database
+    # Read from another database, so that reading them opens no session in this one (`sessions`: PostgreSQL 14).
+    sessions = f"SELECT sessions FROM pg_stat_database WHERE datname = '{database}'"
+    connections = f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{database}'"
     with serving("--database-url", database_url) as a, serving("--database-url", database_url) as b:
         def listed(server):
             return [tenant["name"] for tenant in requests.get(f"{server}/__admin/tenants", timeout=10).json()["tenants"]]
 
         assert requests.post(f"{a}/__admin/tenants", json={"name": "job-c"}, timeout=10).status_code == 201
         wait_for(lambda: listed(b) == ["job-c"], "B to serve the tenant made at A")
+        # Each replica then holds two connections per world (its own and job-c's) and listens on one for tenants.
+        wait_for(lambda: postgres.sql("postgres", connections) == "10", "the replicas' ten connections")
         before = postgres.sql("postgres", sessions)
         time.sleep(2.5)  # a window in which no replica may connect (each connected once a second to look)
         assert postgres.sql("postgres", sessions) == before

@@ -131,8 +131,12 @@ public final class TenantRegistry: Sendable {
     // MARK: Following other servers
 
     /// How long a server whose store other servers share waits before it reads the tenants again after
-    /// a read failed, or listens again after listening ended.
+    /// a read failed, or listens again after listening ended; and how long a name it looked up there in
+    /// vain is not looked up again.
     static let followInterval = Duration.seconds(1)
+    /// How long a server following the tenants waits for the store's word before it reads them anyway:
+    /// a listening connection that died unnoticed does not leave it behind for longer.
+    static let followCheckInterval = Duration.seconds(60)
 
     /// With a store other servers share: keeps this server's tenants those the store holds, for ever
     /// (a tenant another server made is served here too; one it removed is dropped here). The tenants
@@ -151,7 +155,7 @@ public final class TenantRegistry: Sendable {
             // Logged once per run of failures: while the database is down, the read is tried every interval.
             var failing = false
             while !Task.isCancelled {
-                await changed.wait(atMost: failing ? Self.followInterval : nil)
+                await changed.wait(atMost: failing ? Self.followInterval : Self.followCheckInterval)
                 guard !Task.isCancelled else { break }
                 failing = !(await catchUp(with: store, failing: failing))
             }
@@ -196,14 +200,19 @@ public final class TenantRegistry: Sendable {
                 }
                 return false
             }
-            await join(record, from: store)
-            if provider(name) != nil { return true }
+            guard await join(record, from: store) == .busy else { return provider(name) != nil }
         }
         return false
     }
 
-    private func join(_ record: TenantRecord, from store: any TenantStore) async {
-        guard (try? reserve(record.name, creating: true)) != nil else { return }
+    /// What making a tenant another server made came to here.
+    private enum Joining { case served, busy, failed }
+
+    @discardableResult
+    private func join(_ record: TenantRecord, from store: any TenantStore) async -> Joining {
+        do throws(TenantError) { try reserve(record.name, creating: true) } catch {
+            return error == .busy(record.name) ? .busy : .failed
+        }
         defer { release(record.name) }
         do {
             let provider = try makeProvider(record)
@@ -211,9 +220,11 @@ public final class TenantRegistry: Sendable {
                 throw TenantError.notSaved(error.message)
             }
             start(provider, record)
+            return .served
         } catch {
             await store.forget(record.name)
             logger.error("tenant \(record.name), made by another server, cannot be served here: \(error)")
+            return .failed
         }
     }
 
@@ -293,7 +304,8 @@ public final class TenantRegistry: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// Returns once tenant `name` is not being made or removed here.
+    /// Returns once tenant `name` is not being made or removed here (a request cancelled meanwhile waits
+    /// too: making or removing a tenant is bounded by the store's step deadline).
     private func settled(_ name: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waits = busyNames.withLock { busy in
