@@ -17,10 +17,10 @@ public final class PostgresStore: TenantStore {
     private let logger: Logger
     /// The tenants' worlds this server keeps here, to close their connections.
     private let tenantWorlds = Mutex<[String: PostgresWorldStore]>([:])
-    /// Whether the last failure to listen for other servers' tenants was logged (none since).
-    private let tenantListenFailureLogged = Atomic<Bool>(false)
     /// The channel a server announces on, at its commit, that it added or removed a tenant.
     static let tenantsChannel = "mock_appleid_tenants"
+    /// Listens there (the registry listens again every second when listening ended).
+    private let tenantsListener: ChannelListener
 
     /// The tables' format; a database written by a newer version is refused. Format 2 is format 1 with
     /// each refresh grant's place in its persona and client's issue order kept in the grant, and not
@@ -31,6 +31,7 @@ public final class PostgresStore: TenantStore {
     private init(address: PostgresAddress, logger: Logger) {
         self.logger = logger
         self.connector = PostgresConnector(address: address, logger: logger)
+        self.tenantsListener = ChannelListener(channel: Self.tenantsChannel, subject: "other servers' tenants", logger: logger)
         self.world = PostgresWorldStore(connector: connector, tenant: "", logger: logger)
     }
 
@@ -111,18 +112,7 @@ public final class PostgresStore: TenantStore {
     public func watchTenants(_ changed: @escaping @Sendable () -> Void) async {
         // The connector logs a database it cannot reach.
         guard let connection = try? await connector.connect() else { return }
-        do {
-            try await connection.listen(on: Self.tenantsChannel) { [self] notifications in
-                tenantListenFailureLogged.store(false, ordering: .relaxed)
-                changed()
-                for try await _ in notifications { changed() }
-            }
-        } catch {
-            // Logged once per run of failures: the registry listens again every second.
-            if !Task.isCancelled, !tenantListenFailureLogged.exchange(true, ordering: .relaxed) {
-                logger.notice("\(name): stopped listening for other servers' tenants: \(Self.describe(error))")
-            }
-        }
+        await tenantsListener.listen(on: connection, storeName: name, started: changed) { _ in changed() }
         try? await connection.close()
     }
 

@@ -34,8 +34,6 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     private let holding = Mutex(Holding())
     private let leading = Mutex<PostgresConnection?>(nil)
-    /// Whether the last failure to listen for other servers' writes was logged (none since).
-    private let listenFailureLogged = Atomic<Bool>(false)
 
     /// How many versions a removed row is remembered for; a server further behind reads the whole world.
     static let removalsKept: Int64 = 256
@@ -43,6 +41,8 @@ public final class PostgresWorldStore: SharedWorldStore {
     static let senderChannel = "mock_appleid_sender"
     /// What this store's writes announce: its own id (so that its sender skips them: it knows of them) and the tenant.
     private let announcement: String
+    /// Listens there while this server leads (the sender listens again every second when listening ended).
+    private let senderListener: ChannelListener
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
     /// How long one step (of a hold, or on a connection of its own) may wait for the database before its
@@ -58,6 +58,7 @@ public final class PostgresWorldStore: SharedWorldStore {
         self.tenant = tenant
         self.logger = logger
         announcement = "\(UUID().uuidString) \(tenant)"
+        senderListener = ChannelListener(channel: Self.senderChannel, subject: "other servers' deliveries", logger: logger)
     }
 
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
@@ -185,20 +186,8 @@ public final class PostgresWorldStore: SharedWorldStore {
 
     public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
         guard let connection = leading.withLock({ $0 }) else { return }
-        let (tenant, ownWrites) = (tenant, announcement)
-        do {
-            try await connection.listen(on: Self.senderChannel) { notifications in
-                listenFailureLogged.store(false, ordering: .relaxed)
-                wake()
-                for try await notification in notifications where notification.payload != ownWrites {
-                    if Self.tenant(announcedIn: notification.payload) == tenant { wake() }
-                }
-            }
-        } catch {
-            // Logged once per run of failures: the sender listens again every second while it leads.
-            if !Task.isCancelled, !listenFailureLogged.exchange(true, ordering: .relaxed) {
-                logger.notice("\(name): stopped listening for other servers' deliveries: \(PostgresStore.describe(error))")
-            }
+        await senderListener.listen(on: connection, storeName: name, started: wake) { payload in
+            if payload != announcement, Self.tenant(announcedIn: payload) == tenant { wake() }
         }
     }
 

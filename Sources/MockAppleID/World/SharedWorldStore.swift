@@ -35,10 +35,7 @@ public protocol SharedWorldStore: Sendable {
 extension SharedWorldStore {
     /// A store that cannot announce writes: wakes the sender four times a second while the task runs.
     public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
-        while !Task.isCancelled {
-            wake()
-            do { try await Task.sleep(for: .milliseconds(250)) } catch { return }
-        }
+        await repeatUntilCancelled(pausing: .milliseconds(250)) { wake() }
     }
 }
 

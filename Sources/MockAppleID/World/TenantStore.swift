@@ -33,10 +33,7 @@ extension TenantStore {
 
     /// A store that cannot announce changes: calls `changed` every second while the task runs.
     public func watchTenants(_ changed: @escaping @Sendable () -> Void) async {
-        while !Task.isCancelled {
-            changed()
-            do { try await Task.sleep(for: .seconds(1)) } catch { return }
-        }
+        await repeatUntilCancelled(pausing: .seconds(1)) { changed() }
     }
 }
 

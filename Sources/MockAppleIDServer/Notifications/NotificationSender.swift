@@ -71,10 +71,9 @@ struct NotificationSender: Service {
                     watching.addTask {
                         // Until the loop below stops (it no longer leads): listening again after a second when
                         // listening ended (the loop, rung, finds out whether it still leads).
-                        while !Task.isCancelled {
+                        await repeatUntilCancelled(pausing: Self.sharedRetryInterval) {
                             await store.watchSenderWork { wakeUp.ring() }
                             wakeUp.ring()
-                            do { try await Task.sleep(for: Self.sharedRetryInterval) } catch { return }
                         }
                     }
                     await withDiscardingTaskGroup { group in

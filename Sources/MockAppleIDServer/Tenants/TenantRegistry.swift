@@ -147,10 +147,7 @@ public final class TenantRegistry: Sendable {
         let changed = Doorbell()
         await withTaskGroup(of: Void.self) { watching in
             watching.addTask {
-                while !Task.isCancelled {
-                    await store.watchTenants { changed.ring() }
-                    do { try await Task.sleep(for: Self.followInterval) } catch { return }
-                }
+                await repeatUntilCancelled(pausing: Self.followInterval) { await store.watchTenants { changed.ring() } }
             }
             // Logged once per run of failures: while the database is down, the read is tried every interval.
             var failing = false
