@@ -5,6 +5,7 @@ it once Docker is installed), in which case they fail."""
 import os
 import pathlib
 import platform
+import shutil
 import subprocess
 import time
 
@@ -38,12 +39,35 @@ def portable_binary() -> pathlib.Path:
     return binary
 
 
+def long_ldconfig(folder: pathlib.Path) -> pathlib.Path:
+    """A folder whose `ldconfig` is this machine's with 2,000 more entries after its own: a listing longer
+    than a pipe holds, as on a machine with many libraries, where a reader of `ldconfig -p` that stops at
+    the first match makes ldconfig die of SIGPIPE."""
+    real = shutil.which("ldconfig") or shutil.which("ldconfig", path="/usr/sbin:/sbin")
+    assert real, "no ldconfig on this machine"
+    script = folder / "ldconfig"
+    script.write_text(f"""#!/bin/sh
+{real} "$@" || exit $?
+[ "$1" = -p ] || exit 0
+i=0
+while [ $i -lt 2000 ]; do
+    echo "\tlibpadding$i.so.1 (libc6,x86-64) => /nonexistent/libpadding$i.so.1"
+    i=$((i + 1))
+done
+""")
+    script.chmod(0o755)
+    return folder
+
+
 @pytest.fixture(scope="session")
-def image(engine, portable_binary) -> str:
-    """The image, built from this tree by the documented command."""
+def image(engine, portable_binary, tmp_path_factory) -> str:
+    """The image, built from this tree by the documented command, where `ldconfig -p` lists more than a pipe
+    holds (long_ldconfig)."""
     started = time.monotonic()
+    environment = dict(engine.environment)
+    environment["PATH"] = f"{long_ldconfig(tmp_path_factory.mktemp('ldconfig'))}{os.pathsep}{environment.get('PATH', '')}"
     built = subprocess.run([str(REPOSITORY / "Scripts" / "build-image"), "--binary", str(portable_binary)],
-                           env=engine.environment, capture_output=True, text=True, timeout=600)
+                           env=environment, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout + built.stderr
     print(f"\n{built.stdout.strip()} in {time.monotonic() - started:.1f} s")
     return IMAGE

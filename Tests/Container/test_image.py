@@ -89,8 +89,10 @@ def test_the_image_is_from_scratch_runs_as_non_root_and_checks_its_health(engine
 
 
 def test_a_read_only_container_turns_healthy_serves_keys_and_a_whole_sign_in_from_the_host(run, client_secret, portable_binary):
-    container = run("--read-only", environment={"MOCK_APPLEID_AUTO_APPROVE": "jane"})
+    # libcrypto named, so that an image without it cannot start: Scripts/build-image copies it in.
+    container = run("--read-only", environment={"MOCK_APPLEID_AUTO_APPROVE": "jane", "MOCK_APPLEID_RSA_SIGNER": "libcrypto"})
     healthy_after = container.wait_until(lambda state: state.get("Health", {}).get("Status") == "healthy")
+    assert "RS256 by:    libcrypto (OpenSSL 3" in container.logs(), container.logs()
     status, body = _get(container.base_url + "/auth/keys")
     assert status == 200 and json.loads(body)["keys"], body
     # The process is the image's user, not root (read on the host, where the container's process is one).
