@@ -125,11 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
         let readyFile = self.readyFile.map(TLSOptions.absolute)
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
             if let readyFile { ReadyFile.write(running, scenario: provider.scenario, to: readyFile) }
-            // The banner names the library RS256 keys sign with, known once libcrypto has been looked for: it
-            // waits for that in a task of its own, so that the listeners serve meanwhile. Keys are given to
-            // libcrypto when they first sign.
+            // In a task of its own, so that the listeners serve meanwhile.
             Task {
-                _ = await RSASigning.settledLibrary()
                 let banner = StartupBanner(provider: provider, running: running, scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
                                            stateFile: stateFile.map { ($0.store.name, $0.restored) },

@@ -26,7 +26,7 @@ struct StartupBanner {
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
                 // A key is given to libcrypto when it first signs; one it cannot use is named in a warning then.
-                "  RS256 by:    \(RSASigning.library)",
+                "  RS256 by:    \(RSASigning.choiceDescription)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]
             if let stateFile {

@@ -1,5 +1,6 @@
 """The command line: serve flags, keys generate, scenario check, client-secret."""
 import sys
+import time
 
 import jwt
 import requests
@@ -43,17 +44,17 @@ def test_keys_generate_writes_usable_keys(tmp_path):
         assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["AuthKey_GENKEY0001.p8", "signing-gen1ec0000.pem", "signing-gen1rsa000.pem"]
     scenario = tmp_path / "generated.yaml"
-    scenario.write_text(f"""
+    scenario.write_text("""
 signingKeys:
-  - {{kid: gen1rsa000, alg: RS256, file: signing-gen1rsa000.pem, signing: true}}
-  - {{kid: gen1ec0000, alg: ES256, file: signing-gen1ec0000.pem}}
+  - {kid: gen1rsa000, alg: RS256, file: signing-gen1rsa000.pem, signing: true}
+  - {kid: gen1ec0000, alg: ES256, file: signing-gen1ec0000.pem}
 teams:
   - id: GENTEAM001
-    keys: [{{kid: GENKEY0001, file: AuthKey_GENKEY0001.p8}}]
+    keys: [{kid: GENKEY0001, file: AuthKey_GENKEY0001.p8}]
     apps:
       - primaryAppID: com.generated.app
-        servicesIDs: [{{id: com.generated.web, returnURLs: ["https://generated.example.com/cb"]}}]
-personas: [{{id: p, email: p@example.com}}]
+        servicesIDs: [{id: com.generated.web, returnURLs: ["https://generated.example.com/cb"]}]
+personas: [{id: p, email: p@example.com}]
 """)
     check = run_cli("scenario", "check", str(scenario))
     assert check.returncode == 0 and ": ok (" in check.stdout, check.stdout + check.stderr
@@ -92,20 +93,27 @@ def test_client_secret_refuses_a_file_that_is_not_a_key(tmp_path):
 
 
 def test_serve_signs_rs256_with_the_library_it_is_asked_for():
-    """libcrypto is the default on Linux (looked for there only); swift-crypto on request. PyJWT verifies the
-    tokens of both."""
-    signers = [("swift-crypto", "swift-crypto")]
+    """libcrypto is the default on Linux (looked for there only), loaded when a key first signs and named in
+    the log then; swift-crypto on request. PyJWT verifies the tokens of both."""
+    signers = [("swift-crypto", "swift-crypto", None)]
     if sys.platform.startswith("linux"):
-        signers += [("auto", "libcrypto (OpenSSL 3"), ("libcrypto", "libcrypto (OpenSSL 3")]
+        signers += [("auto", "libcrypto, loaded when an RS256 key first signs", "RS256: libcrypto (OpenSSL 3"),
+                    ("libcrypto", "libcrypto (OpenSSL 3", None)]
     else:
-        signers += [("auto", "swift-crypto")]
+        signers += [("auto", "swift-crypto", None)]
         refused = run_cli("serve", "--port", "0", "--rsa-signer", "libcrypto")
         assert refused.returncode != 0 and "no OpenSSL 3 libcrypto" in refused.stderr
-    for signer, named in signers:
+    for signer, named, logged in signers:
         with serving("--rsa-signer", signer) as base_url:
             assert f"RS256 by:    {named}" in base_url.banner, signer
+            assert "RS256: " not in base_url.log_path.read_text(), "libcrypto looked for before anything signed"
             code = sign_in(base_url, authorize_url(base_url))["code"]
             tokens = exchange(base_url, code).json()
             assert verify_with_pyjwt(base_url, tokens["id_token"])["sub"], signer
+            if logged:
+                deadline = time.monotonic() + 30
+                while logged not in base_url.log_path.read_text():
+                    assert time.monotonic() < deadline, base_url.log_path.read_text()
+                    time.sleep(0.02)
     result = run_cli("serve", "--port", "0", "--rsa-signer", "openssl")
     assert result.returncode != 0 and "--rsa-signer must be auto, libcrypto or swift-crypto" in result.stderr

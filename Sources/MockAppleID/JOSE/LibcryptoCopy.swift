@@ -39,6 +39,7 @@ final class LibcryptoCopy: Sendable {
             }
             guard let wanted else { return }
             DispatchQueue.global().async {
+                LibcryptoCopy.sayWhatWasFound
                 let copy = LibcryptoCopy.make(of: wanted.key)
                 if copy == nil, let library = Libcrypto.shared {
                     Logger(label: "mock-appleid").warning(
@@ -59,6 +60,17 @@ final class LibcryptoCopy: Sendable {
     }
 
     private let outcome: Outcome
+
+    /// Looks for libcrypto, once, and says in the log what was found: the first copy made in the background
+    /// does this (``RSASigning/choiceDescription`` could not say it without loading libcrypto).
+    private static let sayWhatWasFound: Void = {
+        let logger = Logger(label: "mock-appleid")
+        if let library = Libcrypto.shared {
+            logger.notice("RS256: libcrypto (\(library.version)) loaded; each RS256 key signs with it once its copy is ready")
+        } else {
+            logger.notice("RS256: no OpenSSL 3 libcrypto (libcrypto.so.3) could be loaded; swift-crypto signs")
+        }
+    }()
 
     /// A copy made in the background the first time it is wanted: when the key first signs, or
     /// ``settled()`` is awaited.

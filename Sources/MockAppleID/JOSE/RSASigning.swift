@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import SystemLibcrypto
 
@@ -52,17 +51,16 @@ public enum RSASigning {
         return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
     }
 
-    /// ``library``, known without loading libcrypto on the caller's thread: under the automatic choice,
-    /// libcrypto is looked for on one of Dispatch's threads, so that an event loop never waits for it to load.
-    public static func settledLibrary() async -> Library {
-        if case let .named(library) = choice { return library }
-        await withCheckedContinuation { (loaded: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                _ = Libcrypto.shared
-                loaded.resume()
-            }
+    /// What signs RS256, said without loading libcrypto: under ``readyLibcryptoInBackground()``, libcrypto is
+    /// looked for only when a key first signs (a start-up never waits or competes for it), and what was found
+    /// is said in the log then.
+    public static var choiceDescription: String {
+        #if os(Linux)
+        if choice == .automaticInBackground {
+            return "libcrypto, loaded when an RS256 key first signs (swift-crypto where it cannot be loaded)"
         }
-        return library
+        #endif
+        return library.description
     }
 
     /// Makes keys read from now on sign with `library`; keys already read keep theirs.
@@ -74,8 +72,8 @@ public enum RSASigning {
     }
 
     /// Keeps the automatic choice, but loads libcrypto and gives it each key read from now on in the
-    /// background, when the key first signs (or ``SigningKey/settled()`` is awaited), so that reading keys
-    /// never waits for libcrypto (a server's start-up) and a key only published costs it nothing;
+    /// background, when the key first signs (or ``SigningKey/settled()`` is awaited), so that a server's
+    /// start-up neither waits nor competes for libcrypto and a key only published costs it nothing;
     /// swift-crypto signs with a key, the same bytes, until its copy is ready.
     public static func readyLibcryptoInBackground() {
         chosen.withLock { $0 = .automaticInBackground }
