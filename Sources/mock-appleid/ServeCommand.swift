@@ -125,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         let readyFile = self.readyFile.map(TLSOptions.absolute)
         let server = MockAppleIDServer(provider: provider, configuration: configuration, tenantStore: stateFile?.store ?? database?.store) { running in
             if let readyFile { ReadyFile.write(running, scenario: provider.scenario, to: readyFile) }
-            // In a task of its own, so that the listeners serve meanwhile.
+            // In a task of its own: Hummingbird takes its first connection only once this closure returns.
             Task {
                 let banner = StartupBanner(provider: provider, running: running, scenarioSource: source,
                                            relayForward: relayForward, adminTokenRequired: adminToken != nil,
@@ -180,9 +180,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Settles the RS256 library before the scenario's keys are read. Named, each key keeps the one it was
-    /// read with; automatically, libcrypto is loaded in the background once the server listens, and given a
-    /// key in the background when the key first signs, so that start-up does not wait for it and a key that
-    /// never signs costs it nothing; each key signs with swift-crypto until its copy is ready.
+    /// read with; automatically, each key is given to libcrypto on a background thread when it first signs
+    /// (libcrypto itself is loaded then, and a notice says what was found), so that start-up neither waits
+    /// nor competes for it; each key signs with swift-crypto until its copy is ready.
     private func chooseRSASigner() throws {
         guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {

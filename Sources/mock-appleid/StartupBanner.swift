@@ -25,7 +25,8 @@ struct StartupBanner {
                 "  scenario:    \(provider.scenario.name) (\(scenarioSource))",
                 "  discovery:   \(base)/.well-known/openid-configuration",
                 "  issuer:      \(provider.settings.issuer)",
-                // A key is given to libcrypto when it first signs; one it cannot use is named in a warning then.
+                // A key is given to libcrypto when it first signs (under auto, libcrypto itself is loaded then, and
+                // a notice says what was found); a key it cannot use is named in a warning then.
                 "  RS256 by:    \(RSASigning.choiceDescription)",
                 "  admin API:   \(base)/__admin/health (\(adminTokenRequired ? "Bearer token required" : "loopback clients only"))",
             ]

@@ -1,4 +1,5 @@
 """The command line: serve flags, keys generate, scenario check, client-secret."""
+import pathlib
 import sys
 import time
 
@@ -107,6 +108,9 @@ def test_serve_signs_rs256_with_the_library_it_is_asked_for():
         with serving("--rsa-signer", signer) as base_url:
             assert f"RS256 by:    {named}" in base_url.banner, signer
             assert "RS256: " not in base_url.log_path.read_text(), "libcrypto looked for before anything signed"
+            if signer == "auto" and sys.platform.startswith("linux"):
+                maps = pathlib.Path(f"/proc/{base_url.process.pid}/maps").read_text()
+                assert "libcrypto.so.3" not in maps, "libcrypto loaded before anything signed"
             code = sign_in(base_url, authorize_url(base_url))["code"]
             tokens = exchange(base_url, code).json()
             assert verify_with_pyjwt(base_url, tokens["id_token"])["sub"], signer

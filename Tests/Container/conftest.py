@@ -5,6 +5,7 @@ it once Docker is installed), in which case they fail."""
 import os
 import pathlib
 import platform
+import shlex
 import shutil
 import subprocess
 import time
@@ -47,7 +48,7 @@ def long_ldconfig(folder: pathlib.Path) -> pathlib.Path:
     assert real, "no ldconfig on this machine"
     script = folder / "ldconfig"
     script.write_text(f"""#!/bin/sh
-{real} "$@" || exit $?
+{shlex.quote(real)} "$@" || exit $?
 [ "$1" = -p ] || exit 0
 i=0
 while [ $i -lt 2000 ]; do
@@ -69,6 +70,7 @@ def image(engine, portable_binary, tmp_path_factory) -> str:
     built = subprocess.run([str(REPOSITORY / "Scripts" / "build-image"), "--binary", str(portable_binary)],
                            env=environment, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout + built.stderr
+    assert "libcrypto" not in built.stderr, built.stderr  # found in the long listing, and copied in
     print(f"\n{built.stdout.strip()} in {time.monotonic() - started:.1f} s")
     return IMAGE
 

@@ -39,7 +39,7 @@ final class LibcryptoCopy: Sendable {
             }
             guard let wanted else { return }
             DispatchQueue.global().async {
-                LibcryptoCopy.sayWhatWasFound
+                _ = LibcryptoCopy.sayWhatWasFound
                 let copy = LibcryptoCopy.make(of: wanted.key)
                 if copy == nil, let library = Libcrypto.shared {
                     Logger(label: "mock-appleid").warning(

@@ -45,7 +45,8 @@ public enum RSASigning {
     static var choice: Choice { chosen.withLock { $0 } }
 
     /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said
-    /// otherwise (after ``readyLibcryptoInBackground()``, once each key's copy is ready).
+    /// otherwise (after ``readyLibcryptoInBackground()``, once each key's copy is ready). Reading it loads
+    /// libcrypto unless a library was named; ``choiceDescription`` does not.
     public static var library: Library {
         if case let .named(library) = choice { return library }
         return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
@@ -57,7 +58,7 @@ public enum RSASigning {
     public static var choiceDescription: String {
         #if os(Linux)
         if choice == .automaticInBackground {
-            return "libcrypto, loaded when an RS256 key first signs (swift-crypto where it cannot be loaded)"
+            return "libcrypto, loaded when an RS256 key first signs (swift-crypto until then, or where it cannot be loaded)"
         }
         #endif
         return library.description
