@@ -27,7 +27,7 @@ struct EnvironmentOptions {
     }
 
     /// Flags whose variable the command already reads as a default of its own (`MOCK_APPLEID_TLS_DIR`: the
-    /// local CA's folder, also for `tls init` and `tls trust`, whether or not HTTPS is served).
+    /// local CA's folder, also for `tls init`, whether or not HTTPS is served).
     static let readByTheCommand: Set<String> = ["tls-dir"]
 
     /// The flags of `command` a variable can set (help and ``readByTheCommand`` aside).

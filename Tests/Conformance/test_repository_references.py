@@ -99,7 +99,7 @@ def test_the_layout_in_docs_development_names_every_folder():
         parents[depth] = path
         named.add(path)
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
-    folders = {name.split("/")[0] + "/" for name in tracked if "/" in name and not name.startswith((".", "Sources/"))}
+    folders = {name.split("/")[0] + "/" for name in tracked if "/" in name and not name.startswith("Sources/")}
     for name in tracked:
         parts = name.split("/")[:-1]
         if parts[:1] == ["Sources"]:

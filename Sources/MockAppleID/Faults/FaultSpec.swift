@@ -6,9 +6,13 @@ public struct FaultSpecError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension Fault {
     /// The spellings of ``Fault/Kind`` in scenario files and the admin API.
-    public static let kindNames = [
-        "token-server-error", "token-delay", "token-error", "keys-unavailable", "keys-delay",
-    ] + IdentityTokenFault.allCases.map(\.specName)
+    public static let kindNames = KindName.allCases.map(\.rawValue) + IdentityTokenFault.allCases.map(\.specName)
+
+    /// The spellings of every kind but ``Fault/Kind/idToken(_:)``, whose spellings are ``IdentityTokenFault/specName``.
+    private enum KindName: String, CaseIterable {
+        case tokenServerError = "token-server-error", tokenDelay = "token-delay", tokenError = "token-error"
+        case keysUnavailable = "keys-unavailable", keysDelay = "keys-delay"
+    }
 
     /// The members a fault description may have.
     public static let specFields = ["fault", "status", "seconds", "error", "clientID", "count", "always"]
@@ -45,18 +49,18 @@ extension Fault {
     }
 
     private static func kind(named name: String, _ spec: JSONValue) throws(FaultSpecError) -> Kind {
-        switch name {
-        case "token-server-error": return .tokenServerError(status: try status(spec))
-        case "token-delay": return .tokenDelay(seconds: try seconds(spec))
-        case "token-error":
+        switch KindName(rawValue: name) {
+        case .tokenServerError: return .tokenServerError(status: try status(spec))
+        case .tokenDelay: return .tokenDelay(seconds: try seconds(spec))
+        case .tokenError:
             let text = spec["error"]?.stringValue
             guard let code = text.flatMap(AppleErrorCode.init(rawValue:)), code == .invalidGrant || code == .invalidClient else {
                 throw FaultSpecError("token-error needs \"error\": \"invalid_grant\" or \"invalid_client\"")
             }
             return .tokenError(code)
-        case "keys-unavailable": return .keysUnavailable(status: try status(spec))
-        case "keys-delay": return .keysDelay(seconds: try seconds(spec))
-        default:
+        case .keysUnavailable: return .keysUnavailable(status: try status(spec))
+        case .keysDelay: return .keysDelay(seconds: try seconds(spec))
+        case nil:
             guard let fault = IdentityTokenFault.allCases.first(where: { $0.specName == name }) else {
                 throw FaultSpecError("unknown fault \"\(name)\"; expected one of: \(kindNames.joined(separator: ", "))")
             }

@@ -4,7 +4,7 @@ import Yams
 /// The admin API's OpenAPI 3.1 document (`openapi.yaml` beside this file, compiled into the binary),
 /// served at `/__admin/openapi.yaml` and checked against the running server in CI (schemathesis).
 /// `AdminOpenAPITests` checks that it names every admin route and no other, for the server and for a
-/// tenant, and that its lists of values are the code's.
+/// tenant, and `AdminOpenAPIListsTests` that its lists of values are the code's.
 enum AdminOpenAPIDocument {
     /// The document as written: the server's own admin API (at `/__admin`).
     static let text = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
