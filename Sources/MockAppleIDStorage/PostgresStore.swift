@@ -108,12 +108,38 @@ public final class PostgresStore: TenantStore {
         try await connection.query("SELECT pg_notify(\(Self.tenantsChannel), '')", logger: logger)
     }
 
-    /// Listens on a connection of its own for the tenants other servers add or remove.
+    /// How often the connection that listens for the tenants is asked whether it still answers.
+    static let listeningCheckInterval = Duration.seconds(30)
+
+    /// Listens on a connection of its own for the tenants other servers add or remove, until that
+    /// connection fails, or stops answering: nothing else is sent on it, so a database that went away
+    /// without a word (a host lost, a fail-over) would otherwise leave it listening for ever.
     public func watchTenants(_ changed: @escaping @Sendable () -> Void) async {
         // The connector logs a database it cannot reach.
         guard let connection = try? await connector.connect() else { return }
-        await tenantsListener.listen(on: connection, storeName: name, started: changed) { _ in changed() }
+        let (listener, name, logger) = (tenantsListener, name, logger)
+        await withTaskGroup(of: Void.self) { listening in
+            listening.addTask { await listener.listen(on: connection, storeName: name, started: changed) { _ in changed() } }
+            listening.addTask { await Self.closeWhenSilent(connection, logger: logger) }
+            await listening.next()
+            listening.cancelAll()
+        }
         try? await connection.close()
+    }
+
+    /// Asks `connection` every ``listeningCheckInterval`` whether it answers, and closes it when it does not
+    /// answer within a step's deadline, which ends what listens on it; returns then, or once cancelled.
+    private static func closeWhenSilent(_ connection: PostgresConnection, logger: Logger) async {
+        while (try? await Task.sleep(for: listeningCheckInterval)) != nil {
+            do {
+                try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, grace: .zero, on: connection) {
+                    _ = try await connection.query("SELECT 1", logger: logger)
+                }
+            } catch {
+                try? await connection.close()
+                return
+            }
+        }
     }
 
     public func keepWorld(of provider: AppleIDProvider, tenant name: String) async throws(StateStoreError) {

@@ -33,6 +33,10 @@ public final class TenantRegistry: Sendable {
     /// Names a request asked for that the shared store did not hold, and when.
     private let misses = Mutex<[String: ContinuousClock.Instant]>([:])
     private static let missesKept = 1_000
+    /// Rung when the tenants another server changed should be read again: when the store announces a
+    /// change, and when a request made a tenant here (a removal announced while it was being made may
+    /// have been read before it was served, and so not have dropped it).
+    private let othersChanged = Doorbell()
     /// The server's own scenario, for tenants made without scenario text.
     let scenario: Scenario
     let configuration: ServerConfiguration
@@ -144,7 +148,7 @@ public final class TenantRegistry: Sendable {
     /// starts listening, so a change made while it did not listen is not missed.
     func follow() async {
         guard let store, store.isShared else { return }
-        let changed = Doorbell()
+        let changed = othersChanged
         await withTaskGroup(of: Void.self) { watching in
             watching.addTask {
                 await repeatUntilCancelled(pausing: Self.followInterval) { await store.watchTenants { changed.ring() } }
@@ -197,7 +201,12 @@ public final class TenantRegistry: Sendable {
                 }
                 return false
             }
-            guard await join(record, from: store) == .busy else { return provider(name) != nil }
+            switch await join(record, from: store) {
+            case .busy: continue
+            case .served: othersChanged.ring()
+            case .failed: break
+            }
+            return provider(name) != nil
         }
         return false
     }
