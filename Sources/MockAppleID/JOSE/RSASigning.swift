@@ -56,11 +56,9 @@ public enum RSASigning {
     /// looked for only when a key first signs (a start-up never waits or competes for it), and what was found
     /// is said in the log then.
     public static var choiceDescription: String {
-        #if os(Linux)
         if choice == .automaticInBackground {
             return "libcrypto, loaded when an RS256 key first signs (swift-crypto until then, or where it cannot be loaded)"
         }
-        #endif
         return library.description
     }
 
@@ -76,7 +74,10 @@ public enum RSASigning {
     /// background, when the key first signs (or ``SigningKey/settled()`` is awaited), so that a server's
     /// start-up neither waits nor competes for libcrypto and a key only published costs it nothing;
     /// swift-crypto signs with a key, the same bytes, until its copy is ready.
+    /// Only Linux looks for libcrypto: elsewhere this does nothing, and swift-crypto signs.
     public static func readyLibcryptoInBackground() {
+        #if os(Linux)
         chosen.withLock { $0 = .automaticInBackground }
+        #endif
     }
 }
