@@ -29,9 +29,14 @@ final class ChannelListener: Sendable {
                 for try await notification in notifications { received(notification.payload) }
             }
         } catch {
-            if !Task.isCancelled, !failureLogged.exchange(true, ordering: .relaxed) {
-                logger.notice("\(storeName): stopped listening for \(subject): \(PostgresStore.describe(error))")
-            }
+            if !Task.isCancelled { stopped(storeName: storeName, because: PostgresStore.describe(error)) }
+        }
+    }
+
+    /// Says in the log why listening stopped, once per run of failures.
+    func stopped(storeName: String, because reason: String) {
+        if !failureLogged.exchange(true, ordering: .relaxed) {
+            logger.notice("\(storeName): stopped listening for \(subject): \(reason)")
         }
     }
 }

@@ -120,7 +120,7 @@ public final class PostgresStore: TenantStore {
         let (listener, name, logger) = (tenantsListener, name, logger)
         await withTaskGroup(of: Void.self) { listening in
             listening.addTask { await listener.listen(on: connection, storeName: name, started: changed) { _ in changed() } }
-            listening.addTask { await Self.closeWhenSilent(connection, logger: logger) }
+            listening.addTask { await Self.closeWhenSilent(connection, listener: listener, storeName: name, logger: logger) }
             await listening.next()
             listening.cancelAll()
         }
@@ -128,14 +128,17 @@ public final class PostgresStore: TenantStore {
     }
 
     /// Asks `connection` every ``listeningCheckInterval`` whether it answers, and closes it when it does not
-    /// answer within a step's deadline, which ends what listens on it; returns then, or once cancelled.
-    private static func closeWhenSilent(_ connection: PostgresConnection, logger: Logger) async {
+    /// answer within a step's deadline, which ends what listens on it (`listener` logs why); returns then,
+    /// or once cancelled.
+    private static func closeWhenSilent(_ connection: PostgresConnection, listener: ChannelListener, storeName: String,
+                                        logger: Logger) async {
         while (try? await Task.sleep(for: listeningCheckInterval)) != nil {
             do {
                 try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, grace: .zero, on: connection) {
                     _ = try await connection.query("SELECT 1", logger: logger)
                 }
             } catch {
+                if !Task.isCancelled { listener.stopped(storeName: storeName, because: describe(error)) }
                 try? await connection.close()
                 return
             }

@@ -34,8 +34,9 @@ public final class TenantRegistry: Sendable {
     private let misses = Mutex<[String: ContinuousClock.Instant]>([:])
     private static let missesKept = 1_000
     /// Rung when the tenants another server changed should be read again: when the store announces a
-    /// change, and when a request made a tenant here (a removal announced while it was being made may
-    /// have been read before it was served, and so not have dropped it).
+    /// change, and when a tenant was made here, by the admin API or by a request for one another server
+    /// made (another server's removal of it, announced while it was being made, may have been read
+    /// before it was served here, and so not have dropped it).
     private let othersChanged = Doorbell()
     /// The server's own scenario, for tenants made without scenario text.
     let scenario: Scenario
@@ -74,7 +75,12 @@ public final class TenantRegistry: Sendable {
     public func create(_ record: TenantRecord) async throws(TenantError) -> AppleIDProvider {
         try Self.check(name: record.name)
         try reserve(record.name, creating: true)
-        defer { release(record.name) }
+        var made = false
+        defer {
+            release(record.name)
+            // Once released, so that the read it asks for may drop it (see `othersChanged`).
+            if made, store?.isShared == true { othersChanged.ring() }
+        }
         let provider = try makeProvider(record)
         if let store {
             do throws(StateStoreError) { try await store.addTenant(record) } catch {
@@ -88,6 +94,7 @@ public final class TenantRegistry: Sendable {
             }
         }
         start(provider, record)
+        made = true
         return provider
     }
 
