@@ -183,7 +183,8 @@ public final class TenantRegistry: Sendable {
         // A tenant removed and made again (perhaps from another scenario) is served afresh.
         let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
         for record in remade { await drop(record.name, from: store) }
-        for record in records where provider(record.name) == nil { await join(record, from: store) }
+        // A shutdown under way ends the catch-up: each tenant made now would only fail, and say so in the log.
+        for record in records where provider(record.name) == nil && !Task.isCancelled { await join(record, from: store) }
         let kept = Set(records.map(\.name))
         for name in served where !kept.contains(name) { await drop(name, from: store) }
         return true
