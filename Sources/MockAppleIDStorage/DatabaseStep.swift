@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 import Synchronization
 
@@ -38,6 +39,14 @@ enum DatabaseStep {
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await run(within: deadline, grace: grace, abandoning: { try? await connection.close() },
                       endsEarly: { connection.isClosed ? ConnectionClosed() : nil }, operation)
+    }
+
+    /// Asks `connection` `SELECT 1` within `deadline`, to learn whether it still answers: throws as
+    /// ``run(within:grace:on:_:)`` does, with no grace once the caller's task is cancelled.
+    static func ping(_ connection: PostgresConnection, within deadline: Duration, logger: Logger) async throws {
+        try await run(within: deadline, grace: .zero, on: connection) {
+            _ = try await connection.query("SELECT 1", logger: logger)
+        }
     }
 
     /// Runs `operation` within `deadline`; when the deadline passes, or `grace` after the caller's task

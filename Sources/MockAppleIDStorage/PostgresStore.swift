@@ -134,9 +134,7 @@ public final class PostgresStore: TenantStore {
                                         logger: Logger) async {
         while (try? await Task.sleep(for: listeningCheckInterval)) != nil {
             do {
-                try await DatabaseStep.run(within: PostgresWorldStore.stepDeadline, grace: .zero, on: connection) {
-                    _ = try await connection.query("SELECT 1", logger: logger)
-                }
+                try await DatabaseStep.ping(connection, within: PostgresWorldStore.stepDeadline, logger: logger)
             } catch {
                 if !Task.isCancelled { listener.stopped(storeName: storeName, because: describe(error)) }
                 try? await connection.close()

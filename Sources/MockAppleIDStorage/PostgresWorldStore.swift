@@ -199,10 +199,7 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func stillLeading() async -> Bool {
         guard let connection = leading.withLock({ $0 }) else { return false }
         do {
-            let logger = logger
-            try await DatabaseStep.run(within: Self.stepDeadline, grace: .zero, on: connection) {
-                _ = try await connection.query("SELECT 1", logger: logger)
-            }
+            try await DatabaseStep.ping(connection, within: Self.stepDeadline, logger: logger)
             return true
         } catch {
             await dropLeadingConnection()
