@@ -6,6 +6,7 @@ import email.message
 import json
 import pathlib
 import re
+import shutil
 import smtplib
 
 import jwt
@@ -131,16 +132,47 @@ def test_email_sources_are_added_and_removed_one_at_a_time(lifecycle):
     assert both.returncode != 0 and "not both" in both.stderr
 
 
-def test_the_relay_domain_of_new_addresses_and_mail_at_either_domain(tmp_path):
-    scenario = tmp_path / "icloud.yaml"
-    scenario.write_text("base: default\nname: icloud-relay\nrelay: {addressDomain: private.icloud.com}\n")
+def relay_addresses(base_url) -> set:
+    return {(entry["address"], entry["teamID"]) for entry in requests.get(f"{base_url}/__admin/relay/addresses", timeout=10).json()["addresses"]}
+
+
+@pytest.mark.parametrize("named, domain", [(None, "private.icloud.com"), ("privaterelay.appleid.com", "privaterelay.appleid.com")])
+def test_the_relay_domain_of_new_addresses_and_mail_at_either_domain(tmp_path, named, domain):
+    scenario = tmp_path / "relay.yaml"
+    scenario.write_text("base: default\nname: relay-domain\n" + (f"relay: {{addressDomain: {named}}}\n" if named else ""))
     with serving("--scenario", str(scenario), "--smtp-port", "0") as base_url:
         address = relay_address_for(base_url, "com.example.web")
-        assert re.fullmatch(r"[a-z0-9]{10}@private\.icloud\.com", address)
+        assert re.fullmatch(rf"[a-z0-9]{{10}}@{re.escape(domain)}", address)
+        assert relay_addresses(base_url) == {(address, "MOCKTEAM01")}
         local = address.split("@")[0]
-        for domain in ("private.icloud.com", "privaterelay.appleid.com"):
-            assert send(base_url, "news@example.com", f"{local}@{domain}") == {}
+        for either in ("private.icloud.com", "privaterelay.appleid.com"):
+            assert send(base_url, "news@example.com", f"{local}@{either}") == {}
+        with pytest.raises(smtplib.SMTPRecipientsRefused):
+            send(base_url, "news@example.com", f"{local}@icloud.com")
         assert [message["relayAddress"] for message in inbox(base_url)] == [address, address]
+
+
+STATE_BEFORE_DOMAINS = pathlib.Path(__file__).parent / "fixtures" / "state-with-a-privaterelay-address.sqlite"
+
+
+def test_an_address_given_out_before_private_icloud_keeps_its_domain_after_an_upgrade(tmp_path):
+    """The fixture is a state file an earlier version wrote on the built-in scenario after john hid his email
+    from com.example.web: it holds his consent and no domain for his address."""
+    state = tmp_path / "world.sqlite"
+    shutil.copyfile(STATE_BEFORE_DOMAINS, state)
+    old = ("a2gta7s1jn@privaterelay.appleid.com", "MOCKTEAM01")
+    with serving("--state", str(state), "--smtp-port", "0") as base_url:
+        assert relay_addresses(base_url) == {old}
+        assert relay_address_for(base_url, "com.example.web") == old[0]
+        new = relay_address_for(base_url, "org.other.web")
+        assert new.endswith("@private.icloud.com")
+        assert relay_addresses(base_url) == {old, (new, "OTHERTEAM1")}
+        assert send(base_url, "news@example.com", old[0]) == {}
+        assert send(base_url, "news@example.com", old[0].replace("privaterelay.appleid.com", "private.icloud.com")) == {}
+        assert send(base_url, "news@other.example.org", new) == {}
+        assert [message["relayAddress"] for message in inbox(base_url)] == [old[0], old[0], new]
+    with serving("--state", str(state)) as base_url:
+        assert relay_addresses(base_url) == {old, (new, "OTHERTEAM1")}
 
 
 def test_health_and_the_ready_file_say_where_every_listener_is(tmp_path):

@@ -84,7 +84,7 @@ def test_native_sign_in_command_mints_what_the_app_receives(base_url):
     claims = verify(base_url, credential["identityToken"])
     assert claims["aud"] == NATIVE_CLIENT and claims["nonce"] == "cli-nonce" and claims["real_user_status"] == 2
     assert credential["realUserStatus"] == 2 and credential["firstAuthorization"] is True
-    assert credential["email"] == claims["email"] and claims["email"].endswith("@privaterelay.appleid.com")
+    assert credential["email"] == claims["email"] and claims["email"].endswith("@private.icloud.com")
     assert credential["fullName"] == {"firstName": "Jane", "lastName": "Appleseed"}
     exchanged = exchange_native(base_url, credential["authorizationCode"])
     assert exchanged.status_code == 200, exchanged.text

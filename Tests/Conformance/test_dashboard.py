@@ -68,7 +68,7 @@ def test_the_dashboard_acts_through_the_admin_api_and_follows_the_world(browser,
     assert act(browser, "jane", "Revoke consent") == "Revoke consent: done"
     assert events(server, "consentRevoked")[-1] == {"personaID": "jane", "groupID": "com.example.app", "cause": "userRevoked"}
 
-    assert act(browser, "privaterelay.appleid.com", "Turn forwarding off") == "Turn forwarding off: done"
+    assert act(browser, "private.icloud.com", "Turn forwarding off") == "Turn forwarding off: done"
     [john] = requests.get(f"{server}/__admin/relay/addresses", timeout=10).json()["addresses"]
     assert john["personaID"] == "john" and john["forwarding"] is False
     wait_for(lambda: browser.execute_script(

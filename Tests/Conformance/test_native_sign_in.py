@@ -161,7 +161,7 @@ def test_hidden_email_native_sign_in_is_a_relay_address(base_url):
     credential = native_sign_in(base_url, "john")
     claims = verify(base_url, credential["identityToken"])
     assert claims["email"] == credential["email"]
-    assert claims["email"].endswith("@privaterelay.appleid.com")
+    assert claims["email"].endswith("@private.icloud.com")
     assert claims["is_private_email"] is True
     assert credential["fullName"] == {"firstName": "John", "lastName": "Hidden"}
     assert claims["sub"] != native_sign_in(base_url, "jane")["user"]

@@ -67,7 +67,7 @@ def inbox(base_url, **query) -> list:
 def test_registered_sender_reaches_the_inbox(relay):
     base_url, port = relay
     address = relay_address(base_url)
-    assert re.fullmatch(r"[a-z0-9]{10}@privaterelay\.appleid\.com", address)
+    assert re.fullmatch(r"[a-z0-9]{10}@private\.icloud\.com", address)
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
         code, features = smtp.ehlo("shop.example.com")
         assert code == 250 and b"SIZE 4096" in features and b"8BITMIME" in features

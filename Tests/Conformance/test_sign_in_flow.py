@@ -74,7 +74,7 @@ def test_returning_login_has_no_user_but_the_same_sub_and_email(base_url):
 def test_hidden_email_is_a_relay_address(base_url):
     result = sign_in(base_url, authorize_url(base_url), "john")
     claims = verify_with_pyjwt(base_url, exchange(base_url, result["code"]).json()["id_token"])
-    assert claims["email"].endswith("@privaterelay.appleid.com") and len(claims["email"].split("@")[0]) == 10
+    assert claims["email"].endswith("@private.icloud.com") and len(claims["email"].split("@")[0]) == 10
     assert claims["is_private_email"] is True
     assert user_field(result)["email"] == claims["email"]
 

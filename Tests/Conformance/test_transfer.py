@@ -72,7 +72,7 @@ def test_the_whole_transfer_procedure(base_url):
     after = signed_in(base_url, TEAM_B)
     assert after["transfer_sub"] == transfer_sub
     assert re.fullmatch(SUB_SHAPE, after["sub"]) and after["sub"] != before["sub"]
-    assert after["email"] != before["email"] and after["email"].endswith("@privaterelay.appleid.com")
+    assert after["email"] != before["email"] and after["email"].endswith("@private.icloud.com")
 
     resolved = migration(base_url, TEAM_B, team_token(base_url, TEAM_B), transfer_sub=transfer_sub)
     assert resolved.status_code == 200, resolved.text

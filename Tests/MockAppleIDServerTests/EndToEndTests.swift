@@ -37,7 +37,7 @@ struct EndToEndTests {
             #expect(server.port > 0)
             #expect(server.baseURL == "http://127.0.0.1:\(server.port)")
             let first = try await server.signIn(persona: "john", nonce: "abc")
-            #expect(first.user?.contains("@privaterelay.appleid.com") == true)
+            #expect(first.user?.contains("@private.icloud.com") == true)
             let tokens = try #require(first.tokens)
             #expect(try CompactJWS(compact: tokens.idToken).payload["nonce"] == .string("abc"))
             let again = try await server.signIn(persona: "john")

@@ -64,19 +64,19 @@ struct IdentityTokenTests {
         let delivery = try provider.signIn("john")
         let token = try claims(of: delivery["id_token"]!)
         let relay = try #require(token["email"]?.stringValue)
-        #expect(relay.wholeMatch(of: /[a-z0-9]{10}@privaterelay\.appleid\.com/) != nil)
+        #expect(relay.wholeMatch(of: /[a-z0-9]{10}@private\.icloud\.com/) != nil)
         #expect(token["is_private_email"] == .bool(true))
         #expect(token["email_verified"] == .bool(true))
         #expect(delivery["user"]?.contains(relay) == true)
-        #expect(relay == AppleIdentifiers.relayEmail(teamID: "MOCKTEAM01", personaID: "john", domain: .privateRelay))
-        #expect(relay != AppleIdentifiers.relayEmail(teamID: "OTHERTEAM1", personaID: "john", domain: .privateRelay))
+        #expect(relay == AppleIdentifiers.relayEmail(teamID: "MOCKTEAM01", personaID: "john", domain: .privateICloud))
+        #expect(relay != AppleIdentifiers.relayEmail(teamID: "OTHERTEAM1", personaID: "john", domain: .privateICloud))
     }
 
     @Test("sharing can be overridden on the consent page")
     func chooseToHide() async throws {
         let provider = try Fixtures.provider()
         let token = try claims(of: try provider.signIn("jane", emailChoice: .hide)["id_token"]!)
-        #expect(token["email"]?.stringValue?.hasSuffix("@privaterelay.appleid.com") == true)
+        #expect(token["email"]?.stringValue?.hasSuffix("@private.icloud.com") == true)
     }
 
     @Test("email never granted: no email claims at all, now or later")

@@ -134,7 +134,7 @@ struct NotificationTests {
         #expect(payload.claims["events"]?.stringValue != nil)
         #expect(payload.events["event_time"]?.int64Value == 1_790_000_001_500)
         #expect(payload.events["is_private_email"] == .string("true"))
-        #expect(payload.events["email"]?.stringValue?.hasSuffix("@privaterelay.appleid.com") == true)
+        #expect(payload.events["email"]?.stringValue?.hasSuffix("@private.icloud.com") == true)
         #expect(payload.events["sub"] == .string(provider.subject(personaID: "john", clientID: Fixtures.webClient) ?? ""))
     }
 
@@ -149,7 +149,7 @@ struct NotificationTests {
         let events = try #require(claims["events"]?.stringValue.flatMap { JSONValue.parse(Data($0.utf8)) })
         #expect(events["type"] == .string("email-disabled"))
         #expect(events["sub"] == .string(provider.subject(personaID: "john", clientID: Fixtures.webClient) ?? ""))
-        #expect(events["email"]?.stringValue?.hasSuffix("@privaterelay.appleid.com") == true)
+        #expect(events["email"]?.stringValue?.hasSuffix("@private.icloud.com") == true)
         #expect(throws: NotificationError.unknownPersona("nobody")) {
             try provider.notificationClaims(.consentRevoked, personaID: "nobody", app: Fixtures.webClient)
         }

@@ -2,8 +2,8 @@ import Foundation
 @testable import MockAppleID
 import Testing
 
-/// The relay as a person's account lives it: forwarding set per relay address (per app's team), the
-/// domain addresses are given out at, and what a mail client shows of a message.
+/// The relay as a person's account lives it: forwarding set per relay address (per app's team), and
+/// what a mail client shows of a message.
 @Suite("relay lifecycle")
 struct RelayLifecycleTests {
     /// john hides his email from an app of each team; returns his two relay addresses.
@@ -85,22 +85,6 @@ struct RelayLifecycleTests {
         #expect(second.relayAddresses().map { "\($0.address) \($0.forwarding)" }.sorted() == ["\(mock) true", "\(other) false"].sorted())
         try second.deleteAccount(personaID: "john")
         #expect(second.world.read { $0.relayForwarding.count } == 0)
-    }
-
-    @Test("addresses are given out at the scenario's relay domain; the relay takes mail for an address at either domain")
-    func relayDomain() throws {
-        let provider = try Fixtures.provider { $0.settings.relay.addressDomain = .privateICloud }
-        let address = try provider.relayAddress(personaID: "john", app: Fixtures.webClient)
-        #expect(address.hasSuffix("@private.icloud.com"))
-        let code = try #require(try provider.signIn("john")["code"])
-        let idToken = try #require(try provider.exchange(code).get()["id_token"]?.stringValue)
-        #expect(try CompactJWS(compact: idToken).payload["email"] == .string(address))
-        let local = address.prefix { $0 != "@" }
-        for domain in RelayOptions.AddressDomain.allCases {
-            let message = try #require(provider.deliverRelayMail(RelayTests.mail("\(local)@\(domain.rawValue)")).delivered.first)
-            #expect(message.relayAddress == address)
-        }
-        #expect(provider.checkRelayRecipient("\(local)@icloud.com", sender: RelayTests.sender) == .failure(.unknownAddress("\(local)@icloud.com")))
     }
 
     @Test("a message is shown as a mail client shows it: encoded words, quoted-printable, base64, multipart, charsets")

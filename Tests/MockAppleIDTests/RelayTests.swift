@@ -23,7 +23,7 @@ struct RelayTests {
     func addressShape() throws {
         let provider = try Fixtures.provider()
         let first = try provider.relayAddress(personaID: "john", app: Fixtures.webClient)
-        #expect(first.wholeMatch(of: /[a-z0-9]{10}@privaterelay\.appleid\.com/) != nil)
+        #expect(first.wholeMatch(of: /[a-z0-9]{10}@private\.icloud\.com/) != nil)
         #expect(try provider.relayAddress(personaID: "john", app: "com.example.app") == first)
         #expect(try provider.relayAddress(personaID: "john", app: "org.other.web") != first)
         #expect(try provider.relayAddress(personaID: "jane", app: Fixtures.webClient) != first)

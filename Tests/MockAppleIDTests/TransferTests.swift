@@ -45,7 +45,7 @@ struct TransferTests {
         _ = try provider.signIn("john")
         let sub = try #require(provider.subject(personaID: "john", clientID: Fixtures.webClient))
         let state = provider.world.read { $0 }
-        let first = try state.outgoingTransferSubject(sub: sub, teamID: "MOCKTEAM01", target: Self.teamB, at: Fixtures.start)
+        let first = try state.outgoingTransferSubject(sub: sub, teamID: "MOCKTEAM01", target: Self.teamB, at: Fixtures.start, afterTransfer: .answer)
         #expect(first == AppleIdentifiers.transferSubject(teamID: Self.teamB, personaID: "john"))
         #expect(first != AppleIdentifiers.transferSubject(teamID: "MOCKTEAM01", personaID: "john") && first != sub)
     }
@@ -85,7 +85,7 @@ struct TransferTests {
         _ = try provider.signIn("john")
         let sub = try #require(provider.subject(personaID: "john", clientID: Fixtures.webClient))
         let refused = #expect(throws: AppleError.self) {
-            try provider.world.read { $0 }.outgoingTransferSubject(sub: sub, teamID: "MOCKTEAM01", target: "MOC\(kelvin)TEAM01", at: Fixtures.start)
+            try provider.world.read { $0 }.outgoingTransferSubject(sub: sub, teamID: "MOCKTEAM01", target: "MOC\(kelvin)TEAM01", at: Fixtures.start, afterTransfer: .answer)
         }
         #expect(refused?.reason.hasSuffix("is not a registered team") == true)
     }

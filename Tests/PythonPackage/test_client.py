@@ -60,7 +60,7 @@ def test_consent_choices_reach_the_user_field_and_the_token(appleid):
     signed_in = appleid.sign_in(persona="jane", email_choice="hide", first_name="Janie")
     assert signed_in.user["name"] == {"firstName": "Janie", "lastName": "Appleseed"}  # an empty part keeps the persona's
     assert signed_in.claims["is_private_email"] in (True, "true")
-    assert signed_in.claims["email"].endswith("@privaterelay.appleid.com")
+    assert signed_in.claims["email"].endswith("@private.icloud.com")
 
 
 def test_code_id_token_delivers_an_identity_token_at_the_authorize_step(appleid):

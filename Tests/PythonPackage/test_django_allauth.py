@@ -66,7 +66,7 @@ def test_allauth_finds_the_same_account_when_the_user_returns(apple_hosts, brows
     browser.logout()
     delivered, again = sign_in_through_allauth(browser, apple_hosts, "john")
     assert "user" not in delivered
-    assert again == first and first["email"].endswith("@privaterelay.appleid.com")
+    assert again == first and first["email"].endswith("@private.icloud.com")
     assert get_user_model().objects.filter(email=first["email"]).count() == 1
 
 

@@ -43,4 +43,4 @@ def test_a_returning_user_signs_in_to_the_same_account_without_the_user_field(mo
     again = mock_appleid.authorize(flask_rp.get("/login").location, persona="john")
     assert "user" in first and "user" not in again
     assert flask_rp.post("/auth/apple/callback", data=again).json == account
-    assert account["email"].endswith("@privaterelay.appleid.com")
+    assert account["email"].endswith("@private.icloud.com")

@@ -31,6 +31,10 @@ public struct ProviderSettings: Sendable, Equatable {
     public static let refreshTokensPerClientRange = 1...100_000
     /// List `/auth/keys` in a different order on each fetch, as Apple's does (an RP that takes `keys[0]` fails).
     public var shuffleJWKS: Bool = false
+    /// What revoking a token at `/auth/revoke` ends (`settings.refreshTokenRevocation`).
+    public var refreshTokenRevocation = TokenRevocation.consent
+    /// Whether a `code_challenge` is checked (`settings.pkce`).
+    public var pkce = PKCEHandling.enforce
     /// Where Apple's technote and Apple's observed answers differ: the default follows the technote.
     public var errors = ErrorAnswers()
     /// How identity tokens are shaped.
@@ -41,6 +45,26 @@ public struct ProviderSettings: Sendable, Equatable {
     public var relay = RelayOptions()
 
     public init() {}
+
+    /// What `/auth/revoke` ends. Whether revoking one refresh token ends the person's other tokens for the
+    /// app is asked on Apple's forums (thread 859842) and not answered.
+    public enum TokenRevocation: String, Sendable, CaseIterable {
+        /// The persona's consent to the app group, with every code and token under it, so the next sign-in
+        /// is a first one (as WWDC22 and TN3194 describe revocation).
+        case consent
+        /// The token given alone (RFC 7009): the consent and the persona's other tokens stay.
+        case token
+    }
+
+    /// PKCE at `/auth/authorize` and `/auth/token`. Apple documents none and its discovery document
+    /// advertises no `code_challenge_methods_supported`; relying parties reported in 2024 that an exchange
+    /// without the verifier of a challenge they sent was refused.
+    public enum PKCEHandling: String, Sendable, CaseIterable {
+        /// RFC 7636: a `code_challenge` is validated and its verifier required at the exchange.
+        case enforce
+        /// The parameters are accepted and not checked.
+        case ignore
+    }
 }
 
 /// The answers to requests that TN3107 ("Resolving Sign in with Apple response errors") names, where an
@@ -71,6 +95,17 @@ public struct ErrorAnswers: Sendable, Equatable {
     /// `invalid_request`; `invalid_client` and `unsupported_grant_type` were observed).
     public var nonFormBody = AppleErrorCode.invalidRequest
     public var clientSecretFractionalTimes = FractionalTimes.accept
+
+    /// The sending team's `/auth/usermigrationinfo` for a user it has only through an app group it
+    /// transferred away.
+    public enum MigrationAfterTransfer: String, Sendable, CaseIterable {
+        /// Answered with a `transfer_sub` while the transfer's 60 days last, as TN3159 promises.
+        case answer
+        /// `invalid_client` at once, as a 2026 forum report describes.
+        case invalidClient
+    }
+
+    public var userMigrationInfoAfterTransfer = MigrationAfterTransfer.answer
 
     /// The codes each knob may take.
     public static let refreshAfterConsentRevokedCodes: [AppleErrorCode] = [.invalidRequest, .invalidGrant]

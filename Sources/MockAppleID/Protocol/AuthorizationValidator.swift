@@ -2,8 +2,13 @@
 /// Pure: no state, no HTTP.
 public struct AuthorizationValidator: Sendable {
     public let directory: Directory
+    /// `settings.pkce`: with `ignore`, `code_challenge` and `code_challenge_method` are accepted unread.
+    public let pkceHandling: ProviderSettings.PKCEHandling
 
-    public init(directory: Directory) { self.directory = directory }
+    public init(directory: Directory, pkce: ProviderSettings.PKCEHandling = .enforce) {
+        self.directory = directory
+        pkceHandling = pkce
+    }
 
     /// The parameters Apple's authorize endpoint reads; each may be given once.
     static let knownParameters = [
@@ -36,7 +41,7 @@ public struct AuthorizationValidator: Sendable {
         let includesIDToken = try responseType(value("response_type"))
         let scopes = try scopes(value("scope"))
         let mode = try responseMode(value("response_mode"), scopes: scopes, includesIDToken: includesIDToken)
-        let challenge = try pkce(challenge: value("code_challenge"), method: value("code_challenge_method"))
+        let challenge = pkceHandling == .ignore ? nil : try pkce(challenge: value("code_challenge"), method: value("code_challenge_method"))
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, includesIDToken: includesIDToken, responseMode: mode,
             scopes: scopes, state: value("state"), nonce: value("nonce"), codeChallenge: challenge,

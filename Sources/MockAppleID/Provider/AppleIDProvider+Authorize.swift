@@ -36,7 +36,7 @@ extension AppleIDProvider {
         try answering(.authorize, origin: origin, clientID: parameters.first("client_id")) { (now, events) throws(AppleError) in
             let (request, auto, choices) = try world.read { state in
                 Result { () throws(AppleError) in
-                    let request = try AuthorizationValidator(directory: state.directory).validate(parameters)
+                    let request = try AuthorizationValidator(directory: state.directory, pkce: settings.pkce).validate(parameters)
                     let choices = state.personas.filter { !state.deletedAccounts.contains($0.id) }.map {
                         PersonaChoice(persona: $0, consent: state.consent(personaID: $0.id, groupID: request.client.groupID))
                     }
@@ -59,7 +59,7 @@ extension AppleIDProvider {
     ) throws(AppleError) -> AuthorizationDelivery {
         try answering(.authorize, origin: origin, clientID: parameters.first("client_id")) { (now, events) throws(AppleError) in
             let request = try world.read { state in
-                Result { () throws(AppleError) in try AuthorizationValidator(directory: state.directory).validate(parameters) }
+                Result { () throws(AppleError) in try AuthorizationValidator(directory: state.directory, pkce: settings.pkce).validate(parameters) }
             }.get()
             return try complete(request, decision: decision, now: now, events: &events)
         }

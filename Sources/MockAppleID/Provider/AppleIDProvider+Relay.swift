@@ -67,6 +67,16 @@ extension AppleIDProvider {
         }.get()
     }
 
+    /// Gives new relay addresses out at `domain` from now on, as Apple moved them in 2026; addresses given
+    /// out keep theirs. This server's setting, not kept in a store: a reset or a restart goes back to the
+    /// scenario's `relay.addressDomain`.
+    public func setRelayDomain(_ domain: RelayOptions.AddressDomain) {
+        world.transition(at: clock.now) { state, events in
+            state.relayDomains.new = domain
+            events.append(.relayDomainChanged(domain: domain.rawValue))
+        }
+    }
+
     /// Replaces the team's registered email sources (domains and addresses).
     public func setEmailSources(_ sources: [String], team teamID: String) throws(EmailSourceError) {
         try changeEmailSources(.replace(sources), team: teamID)

@@ -63,9 +63,11 @@ extension AppleIDProvider {
 
     private func exchangeCode(_ form: FormParameters, client: Client, now: Date, events: inout [DomainEvent]) throws(AppleError) -> JSONValue {
         guard let code = try nonEmpty(form, "code") else { throw AppleError(.invalidRequest, reason: "code is missing") }
+        // With `settings.pkce: ignore` the code carries no challenge, and a verifier is not read.
+        let verifier = try nonEmpty(form, "code_verifier")
         let exchange = CodeExchange(
             code: code, clientID: client.id, redirectURI: try nonEmpty(form, "redirect_uri"),
-            codeVerifier: try nonEmpty(form, "code_verifier"))
+            codeVerifier: settings.pkce == .enforce ? verifier : nil)
         let tokens = IssuedTokens(
             accessToken: AppleIdentifiers.opaqueToken(prefix: "a"), refreshToken: AppleIdentifiers.opaqueToken(prefix: "r"))
         let (grant, fault) = try world.commit(at: now) { (state, events) throws(AppleError) in
@@ -128,7 +130,8 @@ extension AppleIDProvider {
             }
             let mismatch = settings.errors.revokeHintMismatch
             try world.commit(at: now) { (state, events) throws(AppleError) in
-                try state.revoke(token, clientID: client.id, hint: hint, refusingMismatch: mismatch == .invalidRequest, now: now, events: &events)
+                try state.revoke(token, clientID: client.id, hint: hint, refusingMismatch: mismatch == .invalidRequest,
+                                 ending: settings.refreshTokenRevocation, now: now, events: &events)
             }.value(addingEventsTo: &events)
         }
     }

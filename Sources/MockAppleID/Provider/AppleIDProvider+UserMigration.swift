@@ -64,7 +64,8 @@ extension AppleIDProvider {
                 }
                 switch (sub, target, transferSub) {
                 case let (sub?, target?, nil):
-                    let transfer = try state.outgoingTransferSubject(sub: sub, teamID: client.teamID, target: target, at: now)
+                    let transfer = try state.outgoingTransferSubject(sub: sub, teamID: client.teamID, target: target, at: now,
+                                                                     afterTransfer: settings.errors.userMigrationInfoAfterTransfer)
                     events.append(.userMigrated(teamID: client.teamID, direction: "transfer_sub issued for team \(target)"))
                     return .object([("transfer_sub", .string(transfer))])
                 case let (nil, nil, transferSub?):

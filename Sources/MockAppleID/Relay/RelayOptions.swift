@@ -13,8 +13,9 @@ public struct RelayOptions: Sendable, Equatable {
         case badMailboxName = "bad mailbox name"
     }
 
-    /// The domain relay addresses are given out at. Apple documents both (and `icloud.com`); reports from
-    /// mid-2026, none from Apple, say new addresses are on `private.icloud.com`. The relay takes mail for
+    /// The domains relay addresses are given out at. Apple gave them out at `privaterelay.appleid.com` and,
+    /// since its developer news of 15 June 2026 (corrected on 24 August 2026), gives new ones out at
+    /// `private.icloud.com`; an address keeps the domain it was given out at, and the relay takes mail for
     /// an address at either.
     public enum AddressDomain: String, Sendable, CaseIterable, Codable {
         case privateRelay = "privaterelay.appleid.com"
@@ -23,7 +24,9 @@ public struct RelayOptions: Sendable, Equatable {
 
     /// Messages one relay address accepts in 24 hours of clock time; 0 for no limit.
     public var dailyLimit = 100
-    public var addressDomain = AddressDomain.privateRelay
+    /// `relay.addressDomain`: the domain new relay addresses are given out at; nil when the scenario
+    /// names none (``newAddressDomain``, ``unrecordedAddressDomain``).
+    public var addressDomain: AddressDomain?
     public var senderRejection = SenderRejection.unauthorizedSender
     /// The largest message accepted over SMTP (advertised with `SIZE`), in bytes.
     public var maxMessageSize = 10 * 1024 * 1024
@@ -35,4 +38,11 @@ public struct RelayOptions: Sendable, Equatable {
     public static let largestInboxCapacity = 100_000
 
     public init() {}
+
+    /// The domain new relay addresses are given out at: `private.icloud.com` unless the scenario names one.
+    public var newAddressDomain: AddressDomain { addressDomain ?? .privateICloud }
+
+    /// The domain of an address in use in a state written by a version that recorded no domain per address:
+    /// the one that version gave out under the same scenario (`privaterelay.appleid.com` unless it named one).
+    public var unrecordedAddressDomain: AddressDomain { addressDomain ?? .privateRelay }
 }

@@ -135,6 +135,10 @@ private struct ScenarioReader {
         if let value = map.optional("accessTokenLifetime") {
             settings.accessTokenLifetime = try seconds(value, allowZero: false)
         }
+        if let value = map.optional("refreshTokenRevocation") {
+            settings.refreshTokenRevocation = try value.oneOf(ProviderSettings.TokenRevocation.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("pkce") { settings.pkce = try value.oneOf(ProviderSettings.PKCEHandling.allCases.map { ($0.rawValue, $0) }) }
     }
 
     private func readClaims(_ node: YAMLCursor, into claims: inout ClaimOptions) throws(ScenarioError) {
@@ -202,6 +206,9 @@ private struct ScenarioReader {
         if let value = map.optional("nonFormBody") { answers.nonFormBody = try value.oneOf(ErrorAnswers.nonFormBodyCodes.map { ($0.rawValue, $0) }) }
         if let value = map.optional("clientSecretFractionalTimes") {
             answers.clientSecretFractionalTimes = try value.oneOf(ErrorAnswers.FractionalTimes.allCases.map { ($0.rawValue, $0) })
+        }
+        if let value = map.optional("userMigrationInfoAfterTransfer") {
+            answers.userMigrationInfoAfterTransfer = try value.oneOf(ErrorAnswers.MigrationAfterTransfer.allCases.map { ($0.rawValue, $0) })
         }
     }
 

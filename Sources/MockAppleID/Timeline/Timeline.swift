@@ -68,6 +68,8 @@ public enum TimelineAction: Sendable {
     case setEmailSources(team: String, sources: [String])
     /// The persona turns forwarding on or off for their relay address under the team of `app` (every address, without `app`).
     case setRelayForwarding(persona: String, app: String?, forwarding: Bool)
+    /// New relay addresses are given out at `domain` from now on; those given out keep theirs.
+    case setRelayDomain(RelayOptions.AddressDomain)
     /// Moves the app group of `app` to team `team`.
     case transferApp(app: String, team: String)
     /// A team access token (`client_credentials`), then `/auth/usermigrationinfo`, as `client`'s team.
@@ -98,6 +100,7 @@ public enum TimelineAction: Sendable {
         case let .setEmailSources(team, sources): return "email sources of \(team): \(sources.joined(separator: ", "))"
         case let .setRelayForwarding(persona, app, forwarding):
             return "\(persona) turns relay forwarding \(forwarding ? "on" : "off")\(app.map { " for \($0)" } ?? " for every relay address")"
+        case let .setRelayDomain(domain): return "new relay addresses at \(domain.rawValue)"
         case let .transferApp(app, team): return "transfer \(app) to team \(team)"
         case let .userMigration(step):
             switch step.request {

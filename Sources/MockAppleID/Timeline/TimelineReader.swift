@@ -118,6 +118,8 @@ struct TimelineReader {
                                       headerFrom: try map.optional("headerFrom")?.nonEmptyString(),
                                       subject: try map.optional("subject")?.string() ?? "Hello",
                                       body: try map.optional("body")?.string() ?? "A message from the timeline."))
+        case "setRelayDomain":
+            return .setRelayDomain(try map.required("domain").oneOf(RelayOptions.AddressDomain.allCases.map { ($0.rawValue, $0) }))
         case "transferApp":
             return .transferApp(app: try map.required("app").nonEmptyString(), team: try map.required("to").nonEmptyString())
         case "userMigration":

@@ -125,6 +125,7 @@ struct TimelineStepRunner {
             }
         case let .setRelayForwarding(persona, app, forwarding):
             try admin { () throws(PersonaError) in try provider.setRelayForwarding(forwarding, personaID: persona, app: app) }
+        case let .setRelayDomain(domain): provider.setRelayDomain(domain)
         }
         return Observation()
     }

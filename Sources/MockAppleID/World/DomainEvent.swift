@@ -18,6 +18,8 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case tokensRefreshed(personaID: String, clientID: String)
     /// A persona's consent to an app group ended: its codes and tokens are gone, the next sign-in is a first one.
     case consentRevoked(personaID: String, groupID: String, cause: RevocationCause)
+    /// `/auth/revoke` ended one token alone (`settings.refreshTokenRevocation: token`; `kind`: `refresh_token` or `access_token`).
+    case tokenRevoked(personaID: String, clientID: String, kind: String)
     /// `/auth/revoke` was asked for a token it did not revoke (unknown, or another client's); Apple answers 200 all the same.
     case revocationIgnored(clientID: String, tokenOwner: String?)
     case personaCreated(personaID: String)
@@ -66,6 +68,8 @@ public enum DomainEvent: Sendable, Equatable, Codable {
     case teamTokenIssued(teamID: String, clientID: String)
     /// `/auth/usermigrationinfo` answered (`direction`: `transfer_sub` issued by the sending team, or `sub` resolved for the recipient).
     case userMigrated(teamID: String, direction: String)
+    /// New relay addresses are given out at `domain` from now on (a timeline's `setRelayDomain`).
+    case relayDomainChanged(domain: String)
     /// A timeline step ran (`index` from 0).
     case timelineStep(index: Int, summary: String, passed: Bool)
     /// Everything went back to the scenario's start.
@@ -108,6 +112,8 @@ extension DomainEvent: CustomStringConvertible {
         case let .tokensRefreshed(persona, client): return "refresh by \(client) for persona \(persona)"
         case let .consentRevoked(persona, group, cause):
             return "consent of persona \(persona) to app group \(group) revoked (\(cause.rawValue)); its codes and tokens are void"
+        case let .tokenRevoked(persona, client, kind):
+            return "\(kind == TokenTypeHint.accessToken.rawValue ? "access" : "refresh") token of persona \(persona) revoked by \(client); the consent and its other tokens stay"
         case let .revocationIgnored(client, owner?):
             return "token belongs to \(owner), not \(client); nothing revoked (Apple answers 200 all the same)"
         case .revocationIgnored:
@@ -145,6 +151,7 @@ extension DomainEvent: CustomStringConvertible {
         case let .appTransferred(group, from, to, users): return "app group \(group) transferred from team \(from) to \(to) with \(users) user(s)"
         case let .teamTokenIssued(team, client): return "user-migration access token issued to team \(team) (\(client))"
         case let .userMigrated(team, direction): return "user migration for team \(team): \(direction)"
+        case let .relayDomainChanged(domain): return "new relay addresses are given out at \(domain); those given out keep theirs"
         case let .timelineStep(index, summary, passed): return "timeline step \(index + 1) \(passed ? "passed" : "FAILED"): \(summary)"
         case .worldReset: return "reset to the scenario's start"
         case let .request(record): return "\(record.method) \(record.endpoint) → \(record.status)"

@@ -110,7 +110,8 @@ public final class World: Sendable {
     /// Replaces the state (a reset, a restore); a store then gets the whole new state in one batch.
     func replace(_ guarded: inout Guarded, with state: WorldState) {
         guarded.state = state
-        guarded.state.relayDomain = initialState.relayDomain
+        guarded.state.relayDomains = initialState.relayDomains
+        guarded.state.recordUnrecordedRelayDomains()
         // A state copied from a world kept in a store still tracks changes; only this world's store may want that.
         guarded.state.setTracking(false)
         // A snapshot taken before refresh grants carried their serial gets them here, so a store is given them.

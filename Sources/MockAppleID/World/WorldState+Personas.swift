@@ -91,6 +91,7 @@ extension WorldState {
         for key in consents.keys where key.personaID == personaID {
             revokeConsent(key, cause: .accountDeleted, at: now, events: &events)
         }
+        forgetRelayDomains(of: personaID)
         deletedAccounts.insert(personaID)
         forgetRelayForwarding(of: personaID)
         if autoApprove?.persona == personaID {

@@ -19,6 +19,14 @@ extension WorldState {
         refreshTokensByOwner[owner, default: []].removeFirst(held - limit)
     }
 
+    /// Revokes one refresh token, taking it out of the index.
+    mutating func dropRefreshGrant(_ token: String) {
+        guard let grant = refreshGrants[token] else { return }
+        refreshGrants[token] = nil
+        let others = refreshTokensByOwner[grant.owner, default: []].filter { $0 != token }
+        refreshTokensByOwner[grant.owner] = others.isEmpty ? nil : others
+    }
+
     /// The serial after `serial` (0 after none); stays at `Int.max` rather than overflow.
     private static func serial(following serial: Int?) -> Int {
         guard let serial else { return 0 }

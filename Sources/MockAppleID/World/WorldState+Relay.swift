@@ -47,7 +47,7 @@ public enum EmailSourceChange: Sendable, Equatable {
 extension WorldState {
     /// The persona and team behind a relay address, at either relay domain: an address exists while the
     /// persona has a consent that hides their email with an app group of that team. The recipient's
-    /// address is the one the world gives out (at ``relayDomain``).
+    /// address is the one the world gives out (at the domain it was given out at).
     func relayRecipient(_ address: String) -> RelayRecipient? {
         let wanted = address.lowercased()
         guard let at = wanted.lastIndex(of: "@"),
@@ -65,9 +65,10 @@ extension WorldState {
     /// The consents that keep a relay address in use: they hide the email, and the account exists.
     private var relayConsents: [Consent] { consents.values.filter { $0.usesRelayAddress && !deletedAccounts.contains($0.personaID) } }
 
-    /// The persona's relay address under `teamID`.
+    /// The persona's relay address under `teamID`, at the domain it was given out at (a new one's: where
+    /// new addresses are given out).
     public func relayAddress(personaID: String, teamID: String) -> String {
-        AppleIdentifiers.relayEmail(teamID: teamID, personaID: accountKey(personaID), domain: relayDomain)
+        account(personaID: personaID, teamID: teamID).relayAddress
     }
 
     /// Whether the relay takes mail from `sender` for `address` now (the check made at `RCPT TO`).

@@ -120,6 +120,7 @@ extension WorldState {
             emailChoice: persona.canHideEmail ? (request.emailChoice ?? persona.emailChoice) : .share,
             grantedAt: now)
         consents[key] = consent
+        if consent.usesRelayAddress { giveOutRelayAddress(personaID: persona.id, teamID: request.client.teamID) }
         codes[code] = IssuedCode(
             code: code, clientID: request.client.id, consent: key, redirectURI: request.redirectURI,
             nonce: request.nonce, challenge: request.challenge, issuedAt: now, authTime: now,
@@ -231,12 +232,13 @@ extension WorldState {
     }
 
     /// Revokes the grant behind a refresh or access token: consent, codes and every token of that
-    /// persona for that app group, so the next sign-in is a first one. Unknown tokens and other
-    /// clients' tokens change nothing (Apple answers 200 all the same). With `refusingMismatch`, a
-    /// `token_type_hint` that names the other kind of this client's token is refused (`invalid_request`,
-    /// as TN3107 has it); otherwise it only decides nothing, a token being of one kind only.
-    mutating func revoke(_ token: String, clientID: String, hint: TokenTypeHint?, refusingMismatch: Bool, now: Date,
-                         events: inout [DomainEvent]) throws(AppleError) {
+    /// persona for that app group, so the next sign-in is a first one (`settings.refreshTokenRevocation:
+    /// consent`), or the token alone (`token`). Unknown tokens and other clients' tokens change nothing
+    /// (Apple answers 200 all the same). With `refusingMismatch`, a `token_type_hint` that names the other
+    /// kind of this client's token is refused (`invalid_request`, as TN3107 has it); otherwise it only
+    /// decides nothing, a token being of one kind only.
+    mutating func revoke(_ token: String, clientID: String, hint: TokenTypeHint?, refusingMismatch: Bool,
+                         ending: ProviderSettings.TokenRevocation, now: Date, events: inout [DomainEvent]) throws(AppleError) {
         let found: (kind: TokenTypeHint, clientID: String, consent: ConsentKey)?
         if let refresh = refreshGrants[exactly: token] {
             found = (.refreshToken, refresh.clientID, refresh.consent)
@@ -250,7 +252,13 @@ extension WorldState {
         if refusingMismatch, let hint, hint != found.kind {
             throw AppleError(.invalidRequest, reason: "token_type_hint is \(hint.rawValue), but the token is a \(found.kind == .refreshToken ? "refresh" : "access") token of this client; nothing was revoked (errors.revokeHintMismatch: ignore revokes it all the same)")
         }
-        revokeConsent(found.consent, cause: .revokeEndpoint, at: now, events: &events)
+        switch ending {
+        case .consent:
+            revokeConsent(found.consent, cause: .revokeEndpoint, at: now, events: &events)
+        case .token:
+            if found.kind == .refreshToken { dropRefreshGrant(token) } else { accessGrants[token] = nil }
+            events.append(.tokenRevoked(personaID: found.consent.personaID, clientID: clientID, kind: found.kind.rawValue))
+        }
     }
 
     private func accessGrant(_ token: String, now: Date) -> (clientID: String, consent: ConsentKey)? {

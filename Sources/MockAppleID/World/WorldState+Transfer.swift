@@ -11,7 +11,12 @@ extension WorldState {
         let moved = consents.keys.filter { $0.groupID == groupID }.map(\.personaID).sorted()
         let transfer = AppTransfer(groupID: groupID, fromTeam: group.teamID, toTeam: teamID, at: now, personas: moved)
         directory.move(group: groupID, to: teamID)
-        for personaID in moved { forgetUnusedRelayForwarding(of: personaID) }
+        for personaID in moved {
+            forgetUnusedRelayForwarding(of: personaID)
+            if consents[ConsentKey(personaID: personaID, groupID: groupID)]?.usesRelayAddress == true {
+                giveOutRelayAddress(personaID: personaID, teamID: teamID)
+            }
+        }
         transfers.append(transfer)
         events.append(.appTransferred(groupID: groupID, fromTeam: transfer.fromTeam, toTeam: teamID, users: moved.count))
         return transfer
@@ -38,18 +43,23 @@ extension WorldState {
     }
 
     /// Sending team: the `transfer_sub` of team `teamID`'s user `sub` for the recipient team `target`.
-    func outgoingTransferSubject(sub: String, teamID: String, target: String, at now: Date) throws(AppleError) -> String {
+    func outgoingTransferSubject(sub: String, teamID: String, target: String, at now: Date,
+                                 afterTransfer: ErrorAnswers.MigrationAfterTransfer) throws(AppleError) -> String {
         guard !target.sameBytes(as: teamID) else { throw AppleError(.invalidRequest, reason: "target \(target) is the sending team itself") }
         guard directory.teams[exactly: target] != nil else { throw AppleError(.invalidRequest, reason: "target \(target) is not a registered team") }
         guard let persona = personas.first(where: { !deletedAccounts.contains($0.id) && subject(personaID: $0.id, teamID: teamID) == sub }) else {
             throw AppleError(.invalidRequest, reason: "sub \(sub) is not a user of team \(teamID)")
         }
-        let user = consents.keys.contains { key in
-            key.personaID == persona.id && (directory.groups[key.groupID]?.teamID == teamID
-                || transfers.contains { $0.groupID == key.groupID && $0.fromTeam == teamID && $0.personas.contains(persona.id) && $0.isOpen(at: now) })
+        let consented = consents.keys.filter { $0.personaID == persona.id }
+        let current = consented.contains { directory.groups[$0.groupID]?.teamID == teamID }
+        let movedAway = consented.first { key in
+            transfers.contains { $0.groupID == key.groupID && $0.fromTeam == teamID && $0.personas.contains(persona.id) && $0.isOpen(at: now) }
         }
-        guard user else {
+        guard current || movedAway != nil else {
             throw AppleError(.invalidRequest, reason: "persona \(persona.id) has no consent with an app of team \(teamID) (revoked, or its transfer window closed)")
+        }
+        if !current, let movedAway, afterTransfer == .invalidClient {
+            throw AppleError(.invalidClient, reason: "persona \(persona.id) is team \(teamID)'s user only through app group \(movedAway.groupID), which it transferred away (errors.userMigrationInfoAfterTransfer: invalidClient; answer keeps answering for the transfer's 60 days)")
         }
         return AppleIdentifiers.transferSubject(teamID: target, personaID: accountKey(persona.id))
     }

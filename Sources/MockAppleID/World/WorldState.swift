@@ -43,9 +43,11 @@ public struct WorldState: Sendable, Codable {
     /// The clock's time at the last purge of expired codes and access tokens; not stored (a world read
     /// back from a store purges at its first sign-in).
     var purgedAt: Date?
-    /// The domain relay addresses are given out at (`relay.addressDomain`): a setting of the scenario, not
-    /// kept in a store or a snapshot (the ``World`` keeps its scenario's when a state replaces its own).
-    var relayDomain = RelayOptions.AddressDomain.privateRelay
+    /// The domain each relay address in use was given out at (see `WorldState+RelayDomains.swift`).
+    var relayAddressDomains = TrackedMap<RelayAddressKey, RelayOptions.AddressDomain>()
+    /// The domains new and unrecorded relay addresses get (`relay.addressDomain`): the scenario's, not
+    /// kept in a store or a snapshot (the ``World`` keeps its own when a state replaces its own).
+    var relayDomains = RelayDomainPolicy(RelayOptions())
     static let minimumPurgeThreshold = 10_000
     /// Clock time after which the next sign-in or refresh purges expired codes and access tokens.
     static let purgeInterval: TimeInterval = 60
@@ -64,7 +66,7 @@ public struct WorldState: Sendable, Codable {
                   keys: try KeyRing(published: scenario.signingKeys, activeKID: scenario.activeSigningKeyID,
                                     shuffled: scenario.settings.shuffleJWKS))
         autoApprove = scenario.autoApprove
-        relayDomain = scenario.settings.relay.addressDomain
+        relayDomains = RelayDomainPolicy(scenario.settings.relay)
         for fault in scenario.faults { _ = try? faults.enqueue(fault) }
     }
 
@@ -95,7 +97,8 @@ public struct WorldState: Sendable, Codable {
 
     /// The persona's account under a team, whose `sub` and relay address are derived when asked for.
     func account(personaID: String, teamID: String) -> TeamAccount {
-        TeamAccount(accountKey: accountKey(personaID), teamID: teamID, relayDomain: relayDomain)
+        let key = accountKey(personaID)
+        return TeamAccount(accountKey: key, teamID: teamID, relayDomain: relayDomain(RelayAddressKey(accountKey: key, teamID: teamID)))
     }
 
     /// What `sub` and relay addresses are derived from: the persona id, plus the generation of a re-created account.
@@ -110,7 +113,7 @@ extension WorldState {
     enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case directory, personas, deletedAccounts, accountGenerations
         case consents, codes, refreshGrants, refreshTokensByOwner, accessGrants, refreshTokensEndedByUser
-        case autoApprove, keys, faults, outbox, relay, relayForwarding, transfers, teamTokens, purgeThreshold
+        case autoApprove, keys, faults, outbox, relay, relayForwarding, relayAddressDomains, transfers, teamTokens, purgeThreshold
     }
 
     /// Every section, in the order of ``CodingKeys``.
@@ -148,6 +151,7 @@ extension WorldState {
             return ListedSection(name: name, path: \._relay, list: \.messages, listRowName: "relayMessages",
                                  afterRestore: { $0.recountBytes() })
         case .relayForwarding: return EntrySection(name: name, path: \.relayForwarding)
+        case .relayAddressDomains: return EntrySection(name: name, path: \.relayAddressDomains)
         case .transfers: return WholeSection(name: name, path: \._transfers)
         case .teamTokens: return EntrySection(name: name, path: \.teamTokens)
         case .purgeThreshold: return WholeSection(name: name, path: \._purgeThreshold, read: { max(Self.minimumPurgeThreshold, $0) })
