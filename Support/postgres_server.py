@@ -114,6 +114,37 @@ class PostgresServer:
                 self.process.kill()
                 self.process.wait()
 
+    def processes(self) -> list[int]:
+        """The server's main process, then its children (backends and helpers), found in /proc."""
+        children = []
+        for entry in pathlib.Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):  # gone meanwhile
+                continue
+            if parent == self.pid:
+                children.append(int(entry.name))
+        return [self.pid, *children]
+
+    def _signal(self, pids, number):
+        for pid in pids:
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:
+                pass
+
+    def freeze(self):
+        """Stops every process of the server (SIGSTOP), its main process first so that it starts no other: the
+        database stops answering without closing a connection, as when its host froze or the network went
+        silent. The kernel still accepts new connections; nothing answers them. `thaw()` ends it."""
+        self._signal([self.pid], signal.SIGSTOP)
+        self._signal(self.processes()[1:], signal.SIGSTOP)
+
+    def thaw(self):
+        self._signal(reversed(self.processes()), signal.SIGCONT)
+
     def database(self, name: str) -> str:
         subprocess.run([self.programs / "createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name],
                        check=True, capture_output=True, timeout=30, **self.run_as)

@@ -18,6 +18,8 @@ public struct AuditConfiguration: Sendable {
     public var native: NativeBackend?
     /// The relying party's server-to-server notification endpoint, when it has one.
     public var notificationsURL: URL?
+    /// The addresses the audit may send requests to (a server sets its `--audit-targets`).
+    public var targets = AuditTargets.any
 
     /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
     /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
@@ -77,7 +79,8 @@ public enum Audit {
     public static func run(_ configuration: AuditConfiguration, apple: AppleSide,
                            progress: @Sendable (String) -> Void = { _ in }) async throws(AuditFailure) -> AuditReport {
         try check(configuration, apple: apple)
-        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL))
+        let pins = try await configuration.targets.pin(targetURLs(configuration))
+        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), targets: configuration.targets, pins: pins)
         do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
@@ -104,9 +107,7 @@ public enum Audit {
     /// page on another host than the start URL, a persona the scenario does not have, no case. ``run(_:apple:progress:)``
     /// checks first; a caller that answers before the audit runs (the admin API) checks too.
     public static func check(_ configuration: AuditConfiguration, apple: AppleSide) throws(AuditFailure) {
-        let urls = [("--start", configuration.startURL), ("--signed-in", configuration.signedInURL)]
-            + [configuration.native.map { ("--native", $0.url) }, configuration.notificationsURL.map { ("--notifications", $0) }].compactMap { $0 }
-        for (name, url) in urls {
+        for (name, url) in targetURLs(configuration) {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
                 throw AuditFailure("\(name) must be an http or https URL, not \"\(url.absoluteString)\"")
             }
@@ -118,5 +119,19 @@ public enum Audit {
             throw AuditFailure("the scenario has no persona \"\(configuration.persona)\"")
         }
         guard !configuration.cases.isEmpty else { throw AuditFailure("no case selected") }
+    }
+
+    /// Refuses, before anything is sent, a URL whose host is an address the audit may not reach
+    /// (``AuditConfiguration/targets``); ``run(_:apple:progress:)`` checks again as it starts. The iOS backend and
+    /// the notification endpoint may be on other hosts than the start URL (an API host is common), and are held
+    /// to the same rule.
+    public static func checkTargets(_ configuration: AuditConfiguration) async throws(AuditFailure) {
+        _ = try await configuration.targets.pin(targetURLs(configuration))
+    }
+
+    /// Every URL the audit is given, named by its command-line option.
+    static func targetURLs(_ configuration: AuditConfiguration) -> [(name: String, url: URL)] {
+        [("--start", configuration.startURL), ("--signed-in", configuration.signedInURL)]
+            + [configuration.native.map { ("--native", $0.url) }, configuration.notificationsURL.map { ("--notifications", $0) }].compactMap { $0 }
     }
 }

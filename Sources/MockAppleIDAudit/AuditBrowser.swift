@@ -117,10 +117,17 @@ final class AuditBrowser: Sendable {
 
     private let client: HTTPClient
     let scope: Scope
+    /// The addresses the browser may reach, and the checked address of each host it was given.
+    private let targets: AuditTargets
+    private let pins: [String: String]
 
-    init(scope: Scope) {
+    init(scope: Scope, targets: AuditTargets, pins: [String: String]) {
         self.scope = scope
+        self.targets = targets
+        self.pins = pins
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // Each host is reached at the address that was checked (``AuditTargets/pin(_:resolve:)``).
+        configuration.dnsOverride = pins
         // A read may wait as long as the longest case lets a request take (a slow token endpoint behind the RP).
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(65))
         configuration.decompression = .enabled(limit: .size(Self.bodyLimit))
@@ -138,6 +145,18 @@ final class AuditBrowser: Sendable {
         var method = method, url = url, body = body, context = context
         let deadline = NIODeadline.now() + timeout
         for _ in 0...Self.maxRedirects {
+            // A stopped audit (its caller went away) sends nothing more.
+            guard !Task.isCancelled else {
+                navigation.end = .failed("the audit was stopped")
+                return navigation
+            }
+            // A host the audit was not given (the return URL's, when it is another) is checked before it is reached.
+            if let host = url.host, pins[host] == nil {
+                do throws(AuditFailure) { _ = try await targets.pin([("the return URL", url)]) } catch {
+                    navigation.end = .failed(error.description)
+                    return navigation
+                }
+            }
             let selection = jar.select(for: url, context: context)
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = HTTPMethod(rawValue: method)

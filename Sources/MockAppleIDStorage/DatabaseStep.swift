@@ -98,12 +98,13 @@ enum DatabaseStep {
     /// and every request waiting for the world with it, for ever.
     static let connectDeadline = Duration.seconds(10)
 
-    /// Opens a connection, within ``connectDeadline``. The caller's cancellation does not cut the
-    /// handshake short (PostgresNIO may then hand back a connection it closed): a connection that opens
-    /// after its caller gave up is closed.
-    static func connect(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> PostgresConnection {
+    /// Opens a connection, within `deadline`. The caller's cancellation does not cut the handshake short
+    /// (PostgresNIO may then hand back a connection it closed): a connection that opens after its caller
+    /// gave up is closed.
+    static func connect(_ configuration: PostgresConnection.Configuration, within deadline: Duration = connectDeadline,
+                        logger: Logger) async throws -> PostgresConnection {
         let attempt = Task { try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger) }
-        return try await run(within: connectDeadline, grace: .zero, abandoning: { try? await attempt.value.close() }) {
+        return try await run(within: deadline, grace: .zero, abandoning: { try? await attempt.value.close() }) {
             try await attempt.value
         }
     }

@@ -27,7 +27,10 @@ final class PostgresConnector: Sendable {
                                   + (remaining > .zero ? "; the next attempt is in \(Self.seconds(remaining)) s" : "; an attempt is under way"))
         }
         do {
-            let connection = try await DatabaseStep.connect(address.configuration, logger: logger)
+            // After a failure the database may be frozen rather than down (its host still accepts connections and
+            // never answers them): a probe gets a statement's deadline, not the first connection's.
+            let deadline = backoff.isBackingOff ? PostgresWorldStore.statementDeadline : DatabaseStep.connectDeadline
+            let connection = try await DatabaseStep.connect(address.configuration, within: deadline, logger: logger)
             if backoff.succeeded(round) { logger.notice("\(address.name): reachable again") }
             return connection
         } catch is CancellationError {
@@ -35,11 +38,24 @@ final class PostgresConnector: Sendable {
             throw StateStoreError("\(address.name): connecting was cancelled")
         } catch {
             let reason = PostgresStore.describe(error)
-            if backoff.failed(reason, round: round)?.first == true {
-                logger.error("\(address.name): cannot be reached (\(reason)); requests are refused while it is retried, at most every \(Self.seconds(ReconnectBackoff.longestDelay)) s")
-            }
+            if backoff.failed(reason, round: round)?.first == true { logLost(reason) }
             throw StateStoreError("\(address.name): cannot be reached: \(reason)")
         }
+    }
+
+    /// A connection this connector opened stopped answering (or closed under a request): back off as after a
+    /// failed connect.
+    func lost(_ reason: String) {
+        if backoff.lost(reason)?.first == true { logLost(reason) }
+    }
+
+    /// Why a new connection would be refused now, without trying the database; nil when one may be tried.
+    var unavailable: StateStoreError? {
+        backoff.refusal.map { StateStoreError("\(address.name): cannot be reached (\($0)); requests are refused while it is retried") }
+    }
+
+    private func logLost(_ reason: String) {
+        logger.error("\(address.name): cannot be reached (\(reason)); requests are refused while it is retried, at most every \(Self.seconds(ReconnectBackoff.longestDelay)) s")
     }
 
     /// `remaining` in seconds with one decimal.

@@ -134,7 +134,7 @@ public final class PostgresStore: TenantStore {
                                         logger: Logger) async {
         while (try? await Task.sleep(for: listeningCheckInterval)) != nil {
             do {
-                try await DatabaseStep.ping(connection, within: PostgresWorldStore.stepDeadline, logger: logger)
+                try await DatabaseStep.ping(connection, within: PostgresWorldStore.statementDeadline, logger: logger)
             } catch {
                 if !Task.isCancelled { listener.stopped(storeName: storeName, because: describe(error)) }
                 try? await connection.close()

@@ -45,13 +45,21 @@ public final class PostgresWorldStore: SharedWorldStore {
     private let senderListener: ChannelListener
     /// How long a server that does not lead waits between tries to.
     static let leadRetry = Duration.milliseconds(500)
-    /// How long one step (of a hold, or on a connection of its own) may wait for the database before its
-    /// connection is closed: it may wait for a lock (the server gives up at 10 s) and then run statements
-    /// (10 s each at most); this covers a database that stopped answering altogether.
+    /// How long a step on a connection of its own (making or removing a tenant) may wait for the database
+    /// before its connection is closed: it may wait for a lock (the server gives up at 10 s) and then run
+    /// statements (10 s each at most); this covers a database that stopped answering altogether.
     static let stepDeadline = Duration.seconds(30)
-    /// How long a hold's `BEGIN` may take: it waits for nothing, so a connection that does not answer it at
-    /// once is taken as lost (one the database dropped may not say so), rather than holding the world.
-    static let beginDeadline = Duration.seconds(3)
+    /// How long one statement of a hold may take (`BEGIN`, the reads of what changed, a write of a few rows,
+    /// `COMMIT`), and a ping: they wait for nothing, so a connection that does not answer in time is taken as
+    /// lost (a database whose host froze or went away may not say so), rather than holding the world and every
+    /// request waiting for it. The connector then backs off as after a failed connect.
+    static let statementDeadline = Duration.seconds(3)
+    /// How long a hold may wait for another server's to end: the database gives up at 10 s (`lock_timeout`).
+    static let lockDeadline = Duration.seconds(11)
+    /// How long reading or writing the whole world, or more than ``bulkRows`` rows, may take: the database gives
+    /// up at 10 s (`statement_timeout`).
+    static let bulkDeadline = Duration.seconds(11)
+    static let bulkRows = 1000
 
     init(connector: PostgresConnector, tenant: String, logger: Logger) {
         self.connector = connector
@@ -62,25 +70,41 @@ public final class PostgresWorldStore: SharedWorldStore {
     }
 
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
-        try await inTransaction("cannot be read", opening: true) { [self] connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
-            let world = try await connection.query(
-                "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
-            ).decode((String, Int64, Int64, String).self).first { _ in true }
+        try await inTransaction("cannot be read", opening: true) { [self] statements in
+            let (tenant, logger) = (tenant, logger)
+            // Taken at once when no other server holds the world; a wait for one that does has a longer deadline.
+            let taken = try await statements.run { connection in
+                try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
+                    .decode(Bool.self).first { _ in true }
+            }
+            if taken != true {
+                try await statements.run(within: Self.lockDeadline) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
+                }
+            }
+            let world = try await statements.run { connection in
+                try await connection.query(
+                    "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
+                ).decode((String, Int64, Int64, String).self).first { _ in true }
+            }
             guard let (owner, current, removalsKeptAfter, generation) = world else {
                 // Only this store's first hold makes the world. One that held it before finds it removed, even
                 // when a tenant of the same name is being made again (its maker makes the new world).
                 guard holding.withLock({ $0.generation == nil }) else { throw StateStoreError("\(name): the world was removed") }
                 if !tenant.isEmpty {
-                    let kept = try await connection.query("SELECT 1 FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
-                        .decode(Int.self).first { _ in true }
+                    let kept = try await statements.run { connection in
+                        try await connection.query("SELECT 1 FROM mock_appleid_tenants WHERE name = \(tenant)", logger: logger)
+                            .decode(Int.self).first { _ in true }
+                    }
                     guard kept != nil else { throw StateStoreError("\(name): tenant \(tenant) was removed") }
                 }
-                let generation = try await connection.query("""
-                    INSERT INTO mock_appleid_worlds (tenant, scenario, version, removals_kept_after) VALUES (\(tenant), \(scenario), 0, 0)
-                    RETURNING generation
-                    """, logger: logger).decode(String.self).first { _ in true }
-                updateHolding(on: connection) { held in
+                let generation = try await statements.run { connection in
+                    try await connection.query("""
+                        INSERT INTO mock_appleid_worlds (tenant, scenario, version, removals_kept_after) VALUES (\(tenant), \(scenario), 0, 0)
+                        RETURNING generation
+                        """, logger: logger).decode(String.self).first { _ in true }
+                }
+                updateHolding(on: statements.connection) { held in
                     held.generation = generation
                     held.version = 0
                 }
@@ -90,21 +114,24 @@ public final class PostgresWorldStore: SharedWorldStore {
                 throw StateStoreError("\(name): holds the world of scenario \"\(owner.prefix(200))\", not \"\(scenario.prefix(200))\"; start with that scenario, or use another database")
             }
             var sameWorld = false
-            updateHolding(on: connection) { held in
+            updateHolding(on: statements.connection) { held in
                 held.version = current
                 sameWorld = held.generation == generation
                 held.generation = generation
             }
             if version == current, sameWorld { return SharedChanges(rows: [], version: current, complete: false) }
             let complete = version < 0 || version < removalsKeptAfter || version > current || !sameWorld
-            let rows = complete
-                ? try await connection.query(
-                    "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NOT NULL", logger: logger)
-                : try await connection.query(
-                    "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND version > \(version)", logger: logger)
-            var changes: [WorldRowChange] = []
-            for try await (section, key, value) in rows.decode((String, String, String?).self) {
-                changes.append(WorldRowChange(section: section, key: key, value: value))
+            let changes = try await statements.run(within: complete ? Self.bulkDeadline : Self.statementDeadline) { connection in
+                let rows = complete
+                    ? try await connection.query(
+                        "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NOT NULL", logger: logger)
+                    : try await connection.query(
+                        "SELECT section, key, value FROM mock_appleid_rows WHERE tenant = \(tenant) AND version > \(version)", logger: logger)
+                var changes: [WorldRowChange] = []
+                for try await (section, key, value) in rows.decode((String, String, String?).self) {
+                    changes.append(WorldRowChange(section: section, key: key, value: value))
+                }
+                return changes
             }
             return SharedChanges(rows: changes, version: current, complete: complete)
         }
@@ -113,22 +140,30 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64 {
         let held = holding.withLock { $0.version }
         guard !changes.isEmpty || replacingAll else {
-            _ = try await inTransaction("cannot be written", opening: false) { [self] connection in try await connection.query("COMMIT", logger: logger) }
+            let logger = logger
+            _ = try await inTransaction("cannot be written", opening: false) { statements in
+                try await statements.run { connection in try await connection.query("COMMIT", logger: logger) }
+            }
             holding.withLock { $0.inTransaction = false }
             return held
         }
         let version = held + 1
         let purge = version % Self.removalsKept == 0
-        try await inTransaction("cannot be written", opening: false) { [self] connection in
+        // The whole world, or many rows, may take the database a while; a few rows, as a request writes, do not.
+        let writing = replacingAll || changes.count > Self.bulkRows ? Self.bulkDeadline : Self.statementDeadline
+        try await inTransaction("cannot be written", opening: false) { [self] statements in
+            let (tenant, logger) = (tenant, logger)
             if replacingAll {
-                try await connection.query(
-                    "UPDATE mock_appleid_rows SET value = NULL, version = \(version) WHERE tenant = \(tenant) AND value IS NOT NULL",
-                    logger: logger)
+                try await statements.run(within: Self.bulkDeadline) { connection in
+                    try await connection.query(
+                        "UPDATE mock_appleid_rows SET value = NULL, version = \(version) WHERE tenant = \(tenant) AND value IS NOT NULL",
+                        logger: logger)
+                }
             }
             let written = changes.filter { $0.value != nil }
             let removed = changes.filter { $0.value == nil }
             let removalsKeptAfter = purge ? version - Self.removalsKept : -1
-            try await connection.query("""
+            try await statements.run(within: writing) { connection in try await connection.query("""
                 WITH written AS (
                     INSERT INTO mock_appleid_rows (tenant, section, key, value, version)
                     SELECT \(tenant), section, key, value, \(version)
@@ -141,17 +176,22 @@ public final class PostgresWorldStore: SharedWorldStore {
                 UPDATE mock_appleid_worlds SET version = \(version),
                     removals_kept_after = GREATEST(removals_kept_after, \(removalsKeptAfter))
                 WHERE tenant = \(tenant)
-                """, logger: logger)
+                """, logger: logger) }
             if purge {
-                try await connection.query(
-                    "DELETE FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NULL AND version <= \(removalsKeptAfter)",
-                    logger: logger)
+                try await statements.run(within: Self.bulkDeadline) { connection in
+                    try await connection.query(
+                        "DELETE FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NULL AND version <= \(removalsKeptAfter)",
+                        logger: logger)
+                }
             }
             if replacingAll || changes.contains(where: \.wakesNotificationSender) {
                 // Delivered to the listening sender at the commit, and only if it commits.
-                try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(announcement))", logger: logger)
+                let announcement = announcement
+                try await statements.run { connection in
+                    try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(announcement))", logger: logger)
+                }
             }
-            try await connection.query("COMMIT", logger: logger)
+            try await statements.run(within: writing) { connection in try await connection.query("COMMIT", logger: logger) }
         }
         holding.withLock { held in
             held.version = version
@@ -160,6 +200,8 @@ public final class PostgresWorldStore: SharedWorldStore {
         return version
     }
 
+    public var unavailable: StateStoreError? { connector.unavailable }
+
     public func lead() async {
         // Logged once per run of failures: while the database is down this loop tries twice a second.
         var failing = false
@@ -167,7 +209,7 @@ public final class PostgresWorldStore: SharedWorldStore {
             do {
                 let connection = try await leadingConnection()
                 let (tenant, logger) = (tenant, logger)
-                let won = try await DatabaseStep.run(within: Self.stepDeadline, grace: .zero, on: connection) {
+                let won = try await DatabaseStep.run(within: Self.statementDeadline, grace: .zero, on: connection) {
                     try await connection.query(
                         "SELECT pg_try_advisory_lock(hashtext('mock-appleid sender ' || \(tenant)))", logger: logger
                     ).decode(Bool.self).first { _ in true }
@@ -199,7 +241,7 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func stillLeading() async -> Bool {
         guard let connection = leading.withLock({ $0 }) else { return false }
         do {
-            try await DatabaseStep.ping(connection, within: Self.stepDeadline, logger: logger)
+            try await DatabaseStep.ping(connection, within: Self.statementDeadline, logger: logger)
             return true
         } catch {
             await dropLeadingConnection()
@@ -230,13 +272,27 @@ public final class PostgresWorldStore: SharedWorldStore {
         }
     }
 
+    /// A hold's statements, each run on its connection within its own deadline (``statementDeadline`` unless
+    /// said otherwise).
+    private struct HoldStatements: Sendable {
+        let connection: PostgresConnection
+
+        @discardableResult
+        func run<R: Sendable>(within deadline: Duration = PostgresWorldStore.statementDeadline,
+                              _ statement: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+            let connection = connection
+            return try await DatabaseStep.run(within: deadline, grace: DatabaseStep.holdGrace, on: connection) { try await statement(connection) }
+        }
+    }
+
     /// Runs `body` on the holds' connection: when `opening` a hold, opened when missing, and its transaction
-    /// begun (within ``beginDeadline``); otherwise the
-    /// connection whose transaction the hold opened, which must still be there (a write on another would
-    /// be made without the lock). On failure the transaction is rolled back by closing the connection,
-    /// and the error names the store.
+    /// begun; otherwise the connection whose transaction the hold opened, which must still be there (a write on
+    /// another would be made without the lock). On failure the transaction is rolled back by closing the
+    /// connection, and the error names the store; a connection that stopped answering, or closed, also has the
+    /// connector back off (requests are then refused at once while the database is tried again).
     private func inTransaction<T: Sendable>(_ doing: String, opening: Bool,
-                                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StateStoreError) -> T {
+                                            _ body: (HoldStatements) async throws -> T) async throws(StateStoreError) -> T {
+        var used: PostgresConnection?
         do {
             let held = holding.withLock { $0 }
             let connection: PostgresConnection
@@ -259,19 +315,18 @@ public final class PostgresWorldStore: SharedWorldStore {
             } else {
                 throw StateStoreError("\(name): the connection holding the shared world was lost; the change was not written")
             }
+            used = connection
+            let statements = HoldStatements(connection: connection)
             if opening {
                 // Read committed, whatever the server's default: each statement then sees what committed before it
                 // started, so the reads after the lock see the last holder's writes.
                 let logger = logger
-                _ = try await DatabaseStep.run(within: Self.beginDeadline, grace: DatabaseStep.holdGrace, on: connection) {
-                    try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
-                }
+                _ = try await statements.run { connection in try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger) }
                 updateHolding(on: connection) { $0.inTransaction = true }
             }
-            return try await DatabaseStep.run(within: Self.stepDeadline, grace: DatabaseStep.holdGrace, on: connection) {
-                try await body(connection)
-            }
+            return try await body(statements)
         } catch {
+            let lost = error is DatabaseStep.TimedOut || error is DatabaseStep.ConnectionClosed || used?.isClosed == true
             let broken = holding.withLock { held in
                 held.inTransaction = false
                 defer { held.connection = nil }
@@ -279,7 +334,9 @@ public final class PostgresWorldStore: SharedWorldStore {
             }
             try? await broken?.close()
             if let error = error as? StateStoreError { throw error }
-            throw StateStoreError("\(name): the shared world \(doing): \(PostgresStore.describe(error))")
+            let reason = PostgresStore.describe(error)
+            if lost { connector.lost(reason) }
+            throw StateStoreError("\(name): the shared world \(doing): \(reason)")
         }
     }
 

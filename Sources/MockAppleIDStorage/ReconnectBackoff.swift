@@ -92,6 +92,26 @@ final class ReconnectBackoff: Sendable {
         }
     }
 
+    /// A connection that was open stopped answering, or closed under a request: counts as a failed attempt of
+    /// the round now, so that callers are refused at once while the database is tried again (a database whose
+    /// host froze still accepts connections, and each would wait for its connect deadline).
+    @discardableResult
+    func lost(_ reason: String) -> (delay: Duration, first: Bool)? {
+        failed(reason, round: state.withLock { $0.round })
+    }
+
+    /// Why a caller would be refused now (``admit()`` would say so), without taking a probe's place; nil when
+    /// it may connect.
+    var refusal: String? {
+        let instant = now()
+        return state.withLock { state in
+            state.failures > 0 && (state.probing || instant < state.nextAttempt) ? state.lastFailure : nil
+        }
+    }
+
+    /// Whether the last attempt failed: the next one is a probe, given less time (``PostgresConnector``).
+    var isBackingOff: Bool { state.withLock { $0.failures > 0 } }
+
     /// An attempt of `round` was given up by its caller (cancelled): it says nothing of the database, and
     /// another caller may try in its place.
     func abandoned(_ round: Int) {

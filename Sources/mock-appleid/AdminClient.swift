@@ -63,12 +63,22 @@ struct AdminClient {
         try await call(.DELETE, path, body: nil)
     }
 
-    /// Sends one admin request and returns the status and body, whatever the status.
+    /// Sends one admin request and returns the status and body, whatever the status; the whole answer, head and
+    /// body, must come within ``timeout`` (a server that drips its body is given up on).
     func send(_ method: HTTPMethod, _ path: String, body: JSONValue?) async throws -> (status: UInt, body: Data) {
+        let started = ContinuousClock.now
         do {
             let response = try await http.execute(request(method, path, body: body), timeout: Self.timeout)
-            let buffer = try await response.body.collect(upTo: Self.responseLimit)
-            return (response.status.code, Data(buffer.readableBytesView))
+            let limit = Duration.nanoseconds(Self.timeout.nanoseconds) - (ContinuousClock.now - started)
+            let collected = await withDeadline(limit) { () -> Result<ByteBuffer, any Error> in
+                do { return .success(try await response.body.collect(upTo: Self.responseLimit)) } catch { return .failure(error) }
+            }
+            guard let collected else {
+                throw CommandError("\(method) \(baseURL)/__admin/\(path): the answer did not come whole within \(Self.timeout.nanoseconds / 1_000_000_000) s")
+            }
+            return (response.status.code, Data(try collected.get().readableBytesView))
+        } catch let error as CommandError {
+            throw error
         } catch let error as NIOTooManyBytesError {
             throw CommandError("\(method) \(baseURL)/__admin/\(path): the answer is larger than \(error.maxBytes ?? Self.responseLimit) bytes")
         } catch {

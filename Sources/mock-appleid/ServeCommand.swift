@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MockAppleID
+import MockAppleIDAudit
 import MockAppleIDServer
 import MockAppleIDStorage
 
@@ -48,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
     var adminToken: String?
     @Option(help: ArgumentHelp("Read --admin-token from the first line of this file (a container's secret).", valueName: "file"))
     var adminTokenFile: String?
+    @Option(help: ArgumentHelp("The addresses POST /__admin/audit may send requests to: \(AuditTargets.syntax). Link-local and cloud-metadata addresses never.", valueName: "targets"))
+    var auditTargets = AuditTargets.loopbackAndPrivate.description
     @OptionGroup var tls: TLSOptions
     @Option(help: "Seconds a keep-alive connection may wait for its next request.") var idleTimeout = ConnectionLimits().idleTimeout
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
@@ -73,9 +76,12 @@ struct ServeCommand: AsyncParsableCommand {
         // opened or changed.
         if adminToken != nil, adminTokenFile != nil { throw ValidationError("--admin-token and --admin-token-file cannot be used together") }
         let adminToken = try self.adminToken ?? adminTokenFile.map(AdminTokenFile.read)
-        if let adminToken, !(16...256).contains(adminToken.utf8.count) || !adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+        // 0x21–0x7E: what an HTTP client can send in `Authorization: Bearer` (a control character would lock the admin API).
+        if let adminToken, !(16...256).contains(adminToken.utf8.count) || !adminToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             throw ValidationError("--admin-token must be 16 to 256 printable ASCII characters without spaces")
         }
+        let auditTargets: AuditTargets
+        do { auditTargets = try AuditTargets(parsing: self.auditTargets) } catch { throw ValidationError("--\(error.description)") }
         let https = try tls.configuration()
         try tls.exportCertificates(https)
         let loaded = try scenario.load()
@@ -118,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connections = try connectionLimits()
         configuration.accessLog = accessLog
         configuration.adminToken = adminToken
+        configuration.auditTargets = auditTargets
         configuration.relayForward = upstream
         configuration.https = https
         let source = scenario.scenario ?? BuiltInScenario.fileName

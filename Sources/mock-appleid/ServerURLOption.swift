@@ -17,9 +17,18 @@ struct ServerURLOption: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         // MOCK_APPLEID_PORT is serve's --port as the environment gives it (EnvironmentOptions): in a container, where
         // serve and the command share the environment, the command finds the server with nothing more said.
-        let local = environment["MOCK_APPLEID_PORT"].flatMap(Int.init).flatMap { (1...65535).contains($0) ? "http://127.0.0.1:\($0)" : nil }
-        return try await AdminClient.with(url: url ?? Self.nonEmpty(environment["MOCK_APPLEID_URL"]) ?? local ?? Self.defaultURL,
-                                          token: try Self.adminToken(given: adminToken), body)
+        let chosen = try url ?? Self.nonEmpty(environment["MOCK_APPLEID_URL"]) ?? Self.local(port: Self.nonEmpty(environment["MOCK_APPLEID_PORT"]))
+        return try await AdminClient.with(url: chosen ?? Self.defaultURL, token: try Self.adminToken(given: adminToken), body)
+    }
+
+    /// `http://127.0.0.1:PORT` for `$MOCK_APPLEID_PORT`; one that is not a port 1–65535 is refused rather than
+    /// passed over (the command would otherwise ask another server, on the default port).
+    private static func local(port: String?) throws -> String? {
+        guard let port else { return nil }
+        guard let number = Int(port), (1...65535).contains(number) else {
+            throw CommandError("MOCK_APPLEID_PORT=\(port.prefix(20)) is not a port 1–65535 the server listens on; give --url or MOCK_APPLEID_URL")
+        }
+        return "http://127.0.0.1:\(number)"
     }
 
     /// The admin token: `given` (`--admin-token`), else `$MOCK_APPLEID_ADMIN_TOKEN`, else the file

@@ -34,9 +34,10 @@ def environment_with(env) -> dict:
     return environment
 
 
-def run_cli(*arguments, cwd=None, env=None) -> subprocess.CompletedProcess:
-    """Runs the binary to completion; `env` adds to (or, with None values, removes from) the environment."""
-    return subprocess.run([binary(), *arguments], cwd=cwd, env=environment_with(env), capture_output=True, text=True, timeout=60)
+def run_cli(*arguments, cwd=None, env=None, timeout=60) -> subprocess.CompletedProcess:
+    """Runs the binary to completion (failing after `timeout` seconds); `env` adds to (or, with None values,
+    removes from) the environment."""
+    return subprocess.run([binary(), *arguments], cwd=cwd, env=environment_with(env), capture_output=True, text=True, timeout=timeout)
 
 
 class Server(str):

@@ -1,6 +1,10 @@
 """serve's flags from MOCK_APPLEID_* variables (as containers are configured), --admin-token-file, and
 `mock-appleid health`, a container's health check."""
+import contextlib
 import json
+import os
+import socket
+import threading
 import time
 
 import requests
@@ -114,3 +118,67 @@ def test_a_tls_variable_gives_way_only_to_the_other_side_of_its_pair(tmp_path):
     result = run_cli("serve", "--port", "0", "--https-port", "0", "--tls-cert", str(tmp_path / "c.pem"),
                      env={"MOCK_APPLEID_TLS_KEY": str(tmp_path / "k.pem")})
     assert result.returncode != 0 and "go together" not in result.stderr and "c.pem" in result.stderr, result.stderr
+
+
+def test_an_admin_token_file_that_is_not_a_regular_file_is_refused_at_once(tmp_path):
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)  # opened for reading, a named pipe waits for a writer: serve would hang before saying anything
+    for command in (["serve", "--port", "0", "--admin-token-file", str(pipe)], ["health", "--url", "http://127.0.0.1:9"]):
+        result = run_cli(*command, env={"MOCK_APPLEID_ADMIN_TOKEN": None, "MOCK_APPLEID_ADMIN_TOKEN_FILE": str(pipe)}, timeout=20)
+        assert result.returncode != 0 and f"the admin token file {pipe} is not a regular file" in result.stderr, result.stderr
+    result = run_cli("serve", "--port", "0", "--admin-token-file", str(tmp_path), timeout=20)
+    assert result.returncode != 0 and "is not a regular file" in result.stderr, result.stderr
+
+
+def test_health_refuses_a_mock_appleid_port_that_is_not_a_port():
+    for value in ("eighty", "0", "70000"):
+        result = run_cli("health", env={"MOCK_APPLEID_URL": None, "MOCK_APPLEID_PORT": value}, timeout=20)
+        assert result.returncode != 0 and f"MOCK_APPLEID_PORT={value} is not a port" in result.stderr, result.stderr
+        assert "8080" not in result.stderr
+
+
+@contextlib.contextmanager
+def answering(body: bytes, drip_seconds: float = 0.0):
+    """A server that answers every request 200 with `body`, a byte every `drip_seconds` when that is given;
+    yields its base URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                continue
+            with connection, contextlib.suppress(OSError):  # the client may give up and close first
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+                for index in range(len(body)) if drip_seconds else ():
+                    if stop.wait(drip_seconds):
+                        break
+                    connection.sendall(body[index:index + 1])
+                if not drip_seconds:
+                    connection.sendall(body)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
+def test_health_gives_up_on_a_dripping_answer_and_writes_out_control_characters():
+    with answering(b'{"status":"ok", "padding":"' + b"x" * 60 + b'"}', drip_seconds=1.0) as url:
+        started = time.monotonic()
+        result = run_cli("health", "--url", url, timeout=50)
+        took = time.monotonic() - started
+        assert result.returncode != 0 and "did not come whole within 30 s" in result.stderr, result.stderr
+        assert took < 36, f"health took {took:.1f} s"
+    with answering(b'{"status":"x\x1b]0;owned\x07\x1b[2J"}') as url:
+        result = run_cli("health", "--url", url, timeout=20)
+        assert result.returncode != 0 and "\x1b" not in result.stderr and "\x07" not in result.stderr
+        assert "\\u{1b}]0;owned\\u{7}" in result.stderr, result.stderr

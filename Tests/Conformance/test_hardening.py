@@ -389,6 +389,9 @@ def _b64(text: str) -> str:
     (["--max-connections", "0"], "--max-connections must be 1...100000"),
     (["--admin-token", "short"], "--admin-token must be 16 to 256"),
     (["--admin-token", "has spaces in it, sixteen+"], "--admin-token must be 16 to 256"),
+    # Control characters no HTTP client can send in a header: the admin API would be locked.
+    (["--admin-token", "sixteen-chars-\x1b[31m-ok"], "--admin-token must be 16 to 256"),
+    (["--admin-token", "sixteen-chars-ok-\x7f"], "--admin-token must be 16 to 256"),
 ])
 def test_serve_refuses_out_of_range_limits(arguments, message):
     result = run_cli("serve", "--port", "0", *arguments)

@@ -7,6 +7,7 @@ The tests start their own PostgreSQL server (Debian's `postgresql`, which the te
 skip with the reason where it is not installed."""
 import contextlib
 import itertools
+import json
 import os
 import socket
 import threading
@@ -359,3 +360,68 @@ def test_while_the_database_is_down_requests_are_refused_at_once_in_apples_shape
         assert {entry["endpoint"] for entry in refused} >= {"/auth/keys", "/auth/token", "/auth/revoke"}
         assert all("the world's store cannot be used" in entry["reason"] for entry in refused)
         assert "reachable again" in server.log_path.read_text()
+
+
+FREEZE_SECONDS = 8
+# A hold's statements, and a connection tried again, each get 3 s (docs/deployment.md); a request may meet one.
+LONGEST_WAIT_SECONDS = 4.5
+
+
+def test_a_database_that_stops_answering_holds_no_request_longer_than_a_statements_deadline(postgres):
+    """The database frozen with SIGSTOP (a host lost, a partition): a statement that gets no answer ends its hold
+    within 3 s, and the server then backs off, refusing requests at once (Apple's endpoints 503, the admin API's
+    health 503 with the reason) while it tries the database again, each try within 3 s. Thawed, it serves again."""
+    database_url = postgres.database(f"world{next(database_numbers)}")
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    with serving("--database-url", database_url, "--admin-token", ADMIN_TOKEN) as server:
+        assert requests.get(f"{server}/auth/keys", timeout=10).status_code == 200
+        answers, health, lock = [], [], threading.Lock()
+
+        def timed(session, method, path, **kwargs):
+            started = time.monotonic()
+            try:
+                answer = session.request(method, f"{server}{path}", timeout=30, **kwargs)
+                outcome = (answer.status_code, answer.content)
+            except requests.RequestException as error:
+                outcome = (0, str(error).encode())
+            return time.monotonic() - started, *outcome
+
+        def hammer(path, method="GET", **kwargs):
+            deadline = time.monotonic() + FREEZE_SECONDS
+            with requests.Session() as session:
+                while time.monotonic() < deadline:
+                    answer = timed(session, method, path, **kwargs)
+                    with lock:
+                        answers.append((path, *answer))
+
+        def ask_health():
+            deadline = time.monotonic() + FREEZE_SECONDS
+            with requests.Session() as session:
+                while time.monotonic() < deadline:
+                    health.append(("/__admin/health", *timed(session, "GET", "/__admin/health", headers=admin)))
+                    time.sleep(0.1)
+
+        postgres.freeze()
+        try:
+            workers = [threading.Thread(target=hammer, args=args, kwargs=kwargs) for args, kwargs in (
+                (("/auth/keys",), {}), (("/auth/keys",), {}),
+                (("/auth/token", "POST"), {"data": {"client_id": WEB_CLIENT, "grant_type": "authorization_code", "code": "c"}}))]
+            workers.append(threading.Thread(target=ask_health))
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join(timeout=60)
+        finally:
+            postgres.thaw()
+        slowest = max(answers + health, key=lambda answer: answer[1])
+        print(f"frozen database: {len(answers) + len(health)} requests, the slowest {slowest[1]:.2f} s ({slowest[0]})")
+        assert slowest[1] < LONGEST_WAIT_SECONDS, f"a request waited {slowest[1]:.1f} s: {slowest}"
+        refused = [answer for answer in answers if answer[2] == 503]
+        assert len(refused) >= 20 and all(content == b"" for _, _, _, content in refused), len(refused)
+        unavailable = [(took, json.loads(content)) for _, took, status, content in health if status == 503]
+        assert unavailable and all(body["error"] == "state_not_saved" for _, body in unavailable), health
+        assert any(took < 1.0 and "cannot be reached" in body["message"] for took, body in unavailable), unavailable
+        wait_for(lambda: requests.get(f"{server}/auth/keys", timeout=10).status_code == 200, "the server to reach the database again")
+        assert requests.get(f"{server}/__admin/health", headers=admin, timeout=10).json()["status"] == "ok"
+        log = server.log_path.read_text()
+        assert "did not answer within 3 s" in log and "reachable again" in log

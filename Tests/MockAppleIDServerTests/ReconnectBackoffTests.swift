@@ -61,6 +61,22 @@ struct ReconnectBackoffTests {
         #expect(backoff.failed("refused", round: again)?.delay == .milliseconds(100))
     }
 
+    @Test("a connection lost under a request backs off as a failed connect does; the refusal is known without taking a probe's place")
+    func lostConnection() {
+        let clock = Clock()
+        let backoff = ReconnectBackoff(now: { clock.now }, random: { 0 })
+        #expect(backoff.refusal == nil && !backoff.isBackingOff)
+        #expect(backoff.lost("the database did not answer within 3 s")! == (.milliseconds(50), true))
+        #expect(backoff.isBackingOff && backoff.refusal == "the database did not answer within 3 s")
+        #expect(backoff.admit() == .refused(reason: "the database did not answer within 3 s", remaining: .milliseconds(50)))
+        clock.advance(by: .milliseconds(50))
+        #expect(backoff.refusal == nil)  // a probe may go: asking took no place
+        let probe = Self.round(backoff.admit())
+        #expect(backoff.refusal == "the database did not answer within 3 s")  // while it is under way
+        #expect(backoff.succeeded(probe))
+        #expect(backoff.refusal == nil && !backoff.isBackingOff)
+    }
+
     @Test("the delay doubles up to 2 s, and jitter shortens it by up to half")
     func delays() {
         let full = (1...9).map { ReconnectBackoff.delay(afterFailures: $0, jitter: 0) }

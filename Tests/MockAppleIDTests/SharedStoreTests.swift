@@ -27,10 +27,13 @@ struct SharedStoreTests {
             var writes = 0
             /// Versions older than this get the whole world.
             var removalsKeptAfter: Int64 = 0
+            /// Set: the store says it cannot be used now (as a database being tried again does).
+            var unavailable: StateStoreError?
         }
 
         let name = "versioned store"
         let contents = Mutex(Contents())
+        var unavailable: StateStoreError? { contents.withLock { $0.unavailable } }
 
         var acquires: Int { contents.withLock { $0.acquires } }
         var gatedHolds: Int { contents.withLock { $0.gated.count } }
@@ -210,6 +213,18 @@ struct SharedStoreTests {
         try await request(second) { try second.createPersona(Persona(id: "kept", firstName: "K", lastName: "Ept", email: nil)) }
         try await request(first) {}
         #expect(first.persona("kept") != nil)
+    }
+
+    @Test("while the store says it cannot be used, requests are refused at once with its reason, without a hold; then served again")
+    func unavailableStoreRefusesAtOnce() async throws {
+        let (first, _, store) = try await sharingPair()
+        let before = store.acquires
+        store.contents.withLock { $0.unavailable = StateStoreError("versioned store: cannot be reached (frozen)") }
+        let refusal = await #expect(throws: StateStoreError.self) { try await request(first) {} }
+        #expect(refusal?.message == "versioned store: cannot be reached (frozen)" && store.acquires == before)
+        store.contents.withLock { $0.unavailable = nil }
+        try await request(first) {}
+        #expect(store.acquires == before + 1)
     }
 
     @Test("a server too far behind to catch up from removals reads the whole world; one of another scenario is refused")

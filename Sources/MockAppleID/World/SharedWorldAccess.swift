@@ -70,6 +70,8 @@ final class SharedWorldAccess: Sendable {
     /// Waits for a place in a hold; when this opens it, `catchUp` applies what the store returned
     /// (it runs before any member goes on). Throws when the store cannot be reached or read.
     func enter(catchUp: (SharedChanges) throws(StateStoreError) -> Void) async throws(StateStoreError) -> Member {
+        // While the store is being tried again after a failure, refused at once (not parked behind the attempt).
+        if let unavailable = store.unavailable { throw unavailable }
         var admission = state.withLock { $0.admit(now: ContinuousClock.now, newHold: HoldOutcome.init) }
         if admission == nil {
             admission = await withCheckedContinuation { continuation in

@@ -26,6 +26,11 @@ public protocol SharedWorldStore: Sendable {
     /// Whether this server still sends the notifications (it stops when it loses the store).
     func stillLeading() async -> Bool
 
+    /// Why a hold would be refused now without asking the database (it could not be reached a moment ago and
+    /// is being tried again); nil when a hold may be tried. Requests are then refused at once rather than
+    /// waiting behind the attempt.
+    var unavailable: StateStoreError? { get }
+
     /// While this server leads: calls `wake` once it watches, then whenever a server sharing the store
     /// writes rows that may give the sender work (``WorldRowChange/wakesNotificationSender``). Returns
     /// when this server no longer leads (its connection ended), or when the task is cancelled.
@@ -33,6 +38,9 @@ public protocol SharedWorldStore: Sendable {
 }
 
 extension SharedWorldStore {
+    /// A store that is not known to be down.
+    public var unavailable: StateStoreError? { nil }
+
     /// A store that cannot announce writes: wakes the sender four times a second while the task runs.
     public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
         await repeatUntilCancelled(pausing: .milliseconds(250)) { wake() }

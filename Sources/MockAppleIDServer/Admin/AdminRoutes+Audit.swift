@@ -23,8 +23,11 @@ extension AdminRoutes {
             let apple = AppleSide(provider: provider, baseURL: baseURL)
             let audit: AuditConfiguration
             do throws(AuditFailure) {
-                audit = try AuditRequest(json: body).configuration()
+                var asked = try AuditRequest(json: body).configuration()
+                asked.targets = configuration.auditTargets
+                audit = asked
                 try Audit.check(audit, apple: apple)
+                try await Audit.checkTargets(audit)
             } catch {
                 throw AdminError.badRequest(error.description)
             }
@@ -56,8 +59,10 @@ extension AdminRoutes {
         }
     }
 
-    /// How often an audit's answer sends an empty line while a case runs (a case may take a minute).
-    static let auditHeartbeat = Duration.seconds(10)
+    /// How often an audit's answer sends an empty line while a case runs (a case may take a minute). A client gone
+    /// away is noticed only when a write fails (the line after the one that draws its reset), so this also sets how
+    /// soon an abandoned audit stops and frees its world: within about two beats.
+    static let auditHeartbeat = Duration.seconds(2)
 
     private static func line(_ name: String, _ value: JSONValue) -> ByteBuffer {
         ByteBuffer(string: JSONValue.object([(name, value)]).serialized + "\n")
