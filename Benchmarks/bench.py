@@ -20,6 +20,7 @@ from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, 
                      median_start_ups, parallel_flows, process_cpu_seconds, publish, rss_mb, run_parallel, table, wrk,
                      client_secret)
 from postgres_server import PostgresUnavailable, postgres_server
+from relay_load import empty_lines, relay_address, take
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -135,6 +136,16 @@ def per_request_rows(binary: str, options, keys_file: str, code: float, signer: 
     return rows
 
 
+def relay_rows(binary: str) -> list[tuple]:
+    """`/auth/keys` while the relay takes a 10 MB message of empty lines (over its line cap: refused after it is read)."""
+    with Server(binary, "--smtp-port", "0", "--auto-approve", "john:hide") as server:
+        taken = take(server.url, server.listeners["smtp"]["port"], server.process.pid, empty_lines(relay_address(server.url)))
+    return [(f"GET /auth/keys while the relay takes a 10 MB message of {taken['lines'] / 1e6:.1f} M empty lines: median / max",
+             f"{taken['median_ms']:.2f} / {taken['max_ms']:.1f} ms",
+             f"idle median {taken['idle_median_ms']:.2f} ms; the relay answered `{taken['reply'][:3]}` in {taken['seconds']:.2f} s, "
+             f"{taken['cpu']:.2f} s of server CPU", "max ≤ 10 × idle")]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -230,6 +241,7 @@ def main():
     rows.append(("GET /appleid/button (cached, 400×88 px), wrk 1 thread 16 connections", f"{button_rate / 1000:.1f} k/s",
                  f"{button_rate / routed_keys_rate:.2f} × /auth/keys through the router ({routed_keys_rate / 1000:.1f} k/s)",
                  "about 1 ×"))
+    rows += relay_rows(binary)
 
     floor_command = lambda p: [options.stack_floor, "--port", str(p), "--file", body_file.name]  # noqa: E731
     try:

@@ -37,7 +37,8 @@ class Server:
                 self.process.kill()
                 raise RuntimeError(f"mock-appleid did not start: {' '.join(arguments)}")
             time.sleep(0.005)
-        self.url = json.loads(ready.read_text())["listeners"]["http"]["url"]
+        self.listeners = json.loads(ready.read_text())["listeners"]
+        self.url = self.listeners["http"]["url"]
 
     def cpu_seconds(self) -> float:
         return process_cpu_seconds(self.process.pid)

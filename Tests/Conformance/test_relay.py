@@ -12,6 +12,7 @@ import pytest
 import requests
 from aiosmtpd.controller import Controller
 
+import relay_load
 from appleid import authorize_url, sign_in
 from server_process import run_cli, serving
 
@@ -349,3 +350,20 @@ def test_an_address_with_a_nul_or_a_cr_is_a_syntax_error(relay):
         talk("MAIL FROM:<news\r@example.com>", "501 5.5.4")
         talk("MAIL FROM:<news@example.com>", "250")
         talk("RCPT TO:<x\x00@privaterelay.appleid.com>", "501 5.5.4")
+
+
+@pytest.mark.parametrize("make, lines, says", [
+    (lambda to, lines: relay_load.empty_lines(to), None, "552 5.3.4 Message has more than 1000000 lines"),
+    (relay_load.boundary_lines, 999_000, "250 "),
+    (relay_load.soft_breaks, 999_000, "250 "),
+])
+def test_a_line_dense_message_costs_little_and_apples_endpoints_do_not_wait(make, lines, says):
+    """A message within the size limit made of millions of short lines (empty ones; MIME boundaries; quoted-printable
+    soft breaks) is read as bytes, not line by line, and decoded once off the event loop: the relay answers within
+    seconds and `/auth/keys` is not held up meanwhile. Over a million lines, it is refused at its end."""
+    with serving("--smtp-port", "0", "--auto-approve", "john:hide") as base_url:
+        message = make(relay_load.relay_address(base_url), lines)
+        taken = relay_load.take(base_url, smtp_port(base_url), base_url.process.pid, message, idle_seconds=0.5)
+    assert taken["reply"].startswith(says), taken
+    assert taken["seconds"] < 10 and taken["cpu"] < 10, taken  # minutes of CPU before, for five million lines
+    assert taken["max_ms"] < 1000, taken

@@ -146,4 +146,43 @@ struct SMTPSessionTests {
         #expect(lines == [.tooLong(endedInCRLF: false), .text("."), .tooLong(endedInCRLF: true)])
         _ = try channel.finish()
     }
+
+    @Test("reading a message, the decoder hands its lines on as bytes: unstuffed, a bare LF read as CRLF, the end found across reads; then commands again")
+    func messageTextDecoder() throws {
+        let mode = SMTPDataMode()
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(SMTPLineDecoder(limit: 16, dataMode: mode)))
+        mode.begin()
+        try channel.writeInbound(ByteBuffer(string: "Subject: a\r\n\r\n..dot\r\nbare\n.\r\nlast\r\n\r"))
+        try channel.writeInbound(ByteBuffer(string: "\n.\r\nQUIT\r\n"))
+        var lines: [SMTPLine] = []
+        while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
+        #expect(lines == [.messageText(SMTPMessageText(bytes: ByteBuffer(string: "Subject: a\r\n\r\n.dot\r\nbare\r\n\r\nlast\r\n"), lines: 6)),
+                          .messageText(SMTPMessageText(bytes: ByteBuffer(string: "\r\n"), lines: 1)), .text("."), .text("QUIT")])
+        // A bare CR refuses the message (nothing after it is kept), an over-long line is dropped as it comes, and a
+        // `.` after a bare LF is a line of the message.
+        mode.begin()
+        try channel.writeInbound(ByteBuffer(string: "a\r\nx\ry\r\n" + String(repeating: "z", count: 40)))
+        try channel.writeInbound(ByteBuffer(string: "\r\nb\n.\r\n.\r\n"))
+        lines = []
+        while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
+        #expect(lines == [.messageText(SMTPMessageText(bytes: ByteBuffer(string: "a\r\n"), lines: 2, refusal: .bareCR)),
+                          .messageText(SMTPMessageText(bytes: ByteBuffer(), lines: 3, refusal: .tooLong)), .text(".")])
+        _ = try channel.finish()
+    }
+
+    @Test("message text read as bytes is delivered as line by line; more lines than the limit refuse the message at its end")
+    func messageTextAndTheLineLimit() throws {
+        let provider = try Harness.provider()
+        let address = try Self.hidingSignIn(provider, "john")
+        var limits = SMTPSession.Limits(messageSize: 1024)
+        limits.messageLines = 3
+        for (lines, reply) in [(3, "250 2.0.0 OK"), (4, "552 5.3.4 Message has more than 3 lines")] {
+            var session = SMTPSession(relay: provider, limits: limits)
+            _ = Self.replies(&session, ["HELO shop", "MAIL FROM:<news@example.com>", "RCPT TO:<\(address)>", "DATA"])
+            let text = "From: news@example.com\r\nSubject: bytes\r\n\r\n" + String(repeating: "line\r\n", count: lines - 3)
+            #expect(session.handle(.messageText(SMTPMessageText(bytes: ByteBuffer(string: text), lines: lines))).lines.isEmpty)
+            #expect(session.handle(.text(".")).lines.first?.hasPrefix(reply) == true)
+        }
+        #expect(provider.relayMessages().map(\.subject) == ["bytes"])
+    }
 }

@@ -99,22 +99,27 @@ enum MailDecoding {
     }
 
     /// The parts of a multipart body: what lies between `--boundary` lines, before the `--boundary--` line.
+    /// Lines are found and compared by their bytes: a body of a million lines is read in one pass.
     private static func split(_ body: Substring, boundary: String) -> [Substring] {
-        let delimiter = "--" + boundary
+        let delimiter = Array("--\(boundary)".utf8)
+        let utf8 = body.utf8
         var parts: [Substring] = []
         var start: Substring.Index?
         var lineStart = body.startIndex
         while lineStart < body.endIndex {
-            let lineEnd = body[lineStart...].firstIndex(of: "\n") ?? body.endIndex
-            let line = body[lineStart..<lineEnd]
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            let next = lineEnd < body.endIndex ? body.index(after: lineEnd) : lineEnd
+            let lineEnd = utf8[lineStart...].firstIndex(of: 10) ?? body.endIndex
+            var line = utf8[lineStart..<lineEnd]
+            if line.last == 13 { line = line.dropLast() }
+            let next = lineEnd < body.endIndex ? utf8.index(after: lineEnd) : lineEnd
             // A delimiter line is the boundary alone (white space after it allowed), or it with `--` at the end.
-            let tail = trimmed.hasPrefix(delimiter) ? trimmed.dropFirst(delimiter.count).trimmingCharacters(in: .whitespaces) : nil
-            if let tail, tail.isEmpty || tail == "--" {
-                if let start, lineStart > start { parts.append(body[start..<body.index(before: lineStart)]) }
-                if tail == "--" || parts.count >= partLimit { return parts }
-                start = next
+            if line.starts(with: delimiter) {
+                let tail = line.dropFirst(delimiter.count).drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }
+                let closing = tail.elementsEqual([45, 45])
+                if tail.isEmpty || closing {
+                    if let start, lineStart > start { parts.append(body[start..<utf8.index(before: lineStart)]) }
+                    if closing || parts.count >= partLimit { return parts }
+                    start = next
+                }
             }
             lineStart = next
         }

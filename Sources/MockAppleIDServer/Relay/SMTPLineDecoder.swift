@@ -1,6 +1,9 @@
+import Foundation
 import NIOCore
+import Synchronization
 
-/// A line of an SMTP conversation, or the mark of one longer than the limit (its bytes discarded).
+/// A line of an SMTP conversation, or the mark of one longer than the limit (its bytes discarded), or
+/// message text read in one go.
 enum SMTPLine: Sendable, Equatable {
     /// A line that ended in CRLF and holds no other CR.
     case text(String)
@@ -13,22 +16,56 @@ enum SMTPLine: Sendable, Equatable {
     case bareCR(String, endedInCRLF: Bool)
     /// A line longer than the limit, which ended in CRLF or in a bare LF.
     case tooLong(endedInCRLF: Bool)
+    /// Lines of a message, read while ``SMTPDataMode`` is on.
+    case messageText(SMTPMessageText)
 
-    /// Whether the line ended in a bare LF.
+    /// Whether the line (a message text's last) ended in a bare LF.
     var endedInBareLF: Bool {
         switch self {
         case .bareLF, .bareCR(_, endedInCRLF: false), .tooLong(endedInCRLF: false): return true
+        case let .messageText(text): return text.endedInBareLF
         case .text, .bareCR, .tooLong: return false
         }
     }
 
-    /// The line's text however it ended (nil for a line too long).
+    /// The line's text however it ended (nil for a line too long, and for message text).
     var lenientText: String? {
         switch self {
         case let .text(text), let .bareLF(text), let .bareCR(text, _): return text
-        case .tooLong: return nil
+        case .tooLong, .messageText: return nil
         }
     }
+}
+
+/// Whether a conversation is reading a message (after the `354`): the session turns it on, the decoder off
+/// at the message's end. Meanwhile the decoder hands on the message's lines as bytes, a read's worth at a
+/// time (``SMTPMessageText``), rather than line by line: a message of millions of short lines costs a scan of
+/// its bytes, not an element, a string and a reply per line.
+final class SMTPDataMode: Sendable {
+    private let reading = Atomic<Bool>(false)
+
+    /// The message text starts with the next line.
+    func begin() { reading.store(true, ordering: .releasing) }
+
+    fileprivate func end() { reading.store(false, ordering: .releasing) }
+
+    fileprivate var isReading: Bool { reading.load(ordering: .acquiring) }
+}
+
+/// Lines of a message as the session takes them: dot-unstuffed, each ending in CRLF (one that ended in a bare
+/// LF too, as Postfix's `smtpd_forbid_bare_newline = normalize` reads it), how many they were, and what
+/// refuses the message when a line does (its bytes are then left out).
+struct SMTPMessageText: Sendable, Equatable {
+    enum Refusal: Sendable, Equatable {
+        case bareCR
+        case tooLong
+    }
+
+    var bytes: ByteBuffer
+    var lines = 0
+    var refusal: Refusal?
+    /// The last line ended in a bare LF: a `.` on the next does not end the message.
+    var endedInBareLF = false
 }
 
 /// Splits the byte stream into lines ending in LF, telling a line that ended in CRLF from one that
@@ -40,13 +77,21 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = SMTPLine
 
     let limit: Int
+    /// Tells when the conversation reads a message (nil: never, as for the replies of a server the relay forwards to).
+    let dataMode: SMTPDataMode?
     private var discarding = false
     /// While discarding: whether the last byte dropped was a CR.
     private var droppedCR = false
+    /// While reading message text: the last line ended in a bare LF.
+    private var afterBareLF = false
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, dataMode: SMTPDataMode? = nil) {
+        self.limit = limit
+        self.dataMode = dataMode
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if let dataMode, dataMode.isReading { return decodeMessageText(context: context, buffer: &buffer, mode: dataMode) }
         guard let end = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
             if buffer.readableBytes > limit {
                 droppedCR = buffer.readableBytesView.last == UInt8(ascii: "\r")
@@ -71,6 +116,66 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(wrapInboundOut(read))
         }
         return .continue
+    }
+
+    /// Message text: every whole line in `buffer` at once, its bytes copied in runs (a line that is neither
+    /// dot-stuffed nor ended in a bare LF is copied as it is), up to the `.` line that ends the message, which
+    /// is handed on as ``SMTPLine/text(_:)`` once the mode is off again (what follows is read as commands).
+    private mutating func decodeMessageText(context: ChannelHandlerContext, buffer: inout ByteBuffer, mode: SMTPDataMode) -> DecodingState {
+        var text = SMTPMessageText(bytes: context.channel.allocator.buffer(capacity: buffer.readableBytes), endedInBareLF: afterBareLF)
+        var ended = false
+        let consumed = buffer.withUnsafeReadableBytes { bytes -> Int in
+            guard let base = bytes.baseAddress else { return 0 }
+            var start = 0, run = 0
+            func copy(_ range: Range<Int>) {
+                if text.refusal == nil, !range.isEmpty { text.bytes.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+            }
+            while start < bytes.count, let found = memchr(base + start, 0x0A, bytes.count - start) {
+                let lf = base.distance(to: found)
+                let endedInCRLF = lf > start ? bytes[lf - 1] == 0x0D : discarding && droppedCR
+                let contentEnd = endedInCRLF && lf > start ? lf - 1 : lf
+                let length = contentEnd - start
+                if endedInCRLF, length == 1, bytes[start] == UInt8(ascii: "."), !afterBareLF, !discarding {
+                    copy(run..<start)
+                    (start, run, ended) = (lf + 1, lf + 1, true)
+                    break
+                }
+                text.lines += 1
+                let tooLong = discarding || length > limit
+                let bareCR = !tooLong && length > 0 && memchr(base + start, 0x0D, length) != nil
+                let stuffed = length > 0 && bytes[start] == UInt8(ascii: ".")
+                if tooLong || bareCR || stuffed || !endedInCRLF {
+                    copy(run..<start)
+                    if tooLong || bareCR {
+                        text.refusal = text.refusal ?? (tooLong ? .tooLong : .bareCR)
+                    } else {
+                        copy((stuffed ? start + 1 : start)..<contentEnd)
+                        if text.refusal == nil { text.bytes.writeBytes([0x0D, 0x0A]) }
+                    }
+                    run = lf + 1
+                }
+                (discarding, droppedCR, afterBareLF) = (false, false, !endedInCRLF)
+                start = lf + 1
+            }
+            if !ended { copy(run..<start) }
+            return start
+        }
+        buffer.moveReaderIndex(forwardBy: consumed)
+        text.endedInBareLF = afterBareLF
+        if text.lines > 0 { context.fireChannelRead(wrapInboundOut(.messageText(text))) }
+        if ended {
+            mode.end()
+            afterBareLF = false
+            context.fireChannelRead(wrapInboundOut(.text(".")))
+            return .continue
+        }
+        // A line longer than the limit is dropped as it comes, as between commands.
+        if buffer.readableBytes > limit {
+            droppedCR = buffer.readableBytesView.last == UInt8(ascii: "\r")
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            discarding = true
+        }
+        return .needMoreData
     }
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {

@@ -10,7 +10,8 @@ import Synchronization
 /// ``bind(provider:configuration:logger:)`` listens at once (so the port is known); ``run()``
 /// serves until graceful shutdown (or cancellation), then closes every connection.
 final class SMTPListener: Service {
-    typealias Connection = NIOAsyncChannel<SMTPLine, ByteBuffer>
+    /// A connection, with the switch its line decoder reads a message by.
+    typealias Connection = (channel: NIOAsyncChannel<SMTPLine, ByteBuffer>, dataMode: SMTPDataMode)
 
     /// Where the listener is bound.
     let port: Int
@@ -42,12 +43,13 @@ final class SMTPListener: Service {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let dataMode = SMTPDataMode()
                     try channel.pipeline.syncOperations.addHandlers([
                         IdleStateHandler(readTimeout: idleTimeout),
                         SMTPIdleTimeoutHandler(),
-                        ByteToMessageHandler(SMTPLineDecoder(limit: lineLimit)),
+                        ByteToMessageHandler(SMTPLineDecoder(limit: lineLimit, dataMode: dataMode)),
                     ])
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    return (channel: try NIOAsyncChannel<SMTPLine, ByteBuffer>(wrappingChannelSynchronously: channel), dataMode: dataMode)
                 }
             }
         let limits = SMTPSession.Limits(messageSize: provider.settings.relay.maxMessageSize)
@@ -77,7 +79,7 @@ final class SMTPListener: Service {
     private func serve(_ connection: Connection) async {
         let count = open.add(1, ordering: .relaxed).newValue
         defer { open.subtract(1, ordering: .relaxed) }
-        try? await connection.executeThenClose { inbound, outbound in
+        try? await connection.channel.executeThenClose { inbound, outbound in
             guard count <= maxConnections else {
                 try await outbound.write(ByteBuffer(string: "421 4.7.0 Too many connections, try again later\r\n"))
                 return
@@ -92,11 +94,19 @@ final class SMTPListener: Service {
                     if session.isMessageText(line) {
                         response = session.handle(line)
                     } else {
-                        session.prepare(line)
+                        // A message is read and decoded on the thread pool, not on the event loop Apple's endpoints
+                        // share (decoded in line if the pool is gone).
+                        if let ended = session.messageEnded(by: line) {
+                            session.prepare(try? await offEventLoop {
+                                PreparedRelayMail(RelaySubmission(envelopeFrom: ended.from, recipients: ended.to,
+                                                                  data: String(decoding: ended.data, as: UTF8.self)))
+                            })
+                        }
                         let ticket = try await provider.world.beginRequest()
                         defer { provider.world.requestEnded(ticket) }
                         response = session.handle(line)
                         try await provider.world.waitUntilSaved(ticket)
+                        if session.readsMessage { connection.dataMode.begin() }
                     }
                 } catch {
                     // The store's insides (its address, the driver's words) go to the log, not to the sender.

@@ -14,6 +14,9 @@ struct SMTPSession {
         var recipients = 100
         /// Bad commands before the relay hangs up.
         var errors = 20
+        /// The most lines a message may have (a message of empty lines within the size limit has millions,
+        /// each a line to split and decode), as Postfix bounds a message's header block.
+        var messageLines = 1_000_000
     }
 
     /// The relay's answers to one line: reply lines to send, and whether to close afterwards.
@@ -36,6 +39,7 @@ struct SMTPSession {
     private let limits: Limits
     private var phase = Phase.connected
     private var message: [UInt8] = []
+    private var messageLines = 0
     private var messageFailure: String?
     /// The message's last line ended in a bare LF: a `.` after it does not end the message.
     private var afterBareLF = false
@@ -56,6 +60,12 @@ struct SMTPSession {
     func isMessageText(_ line: SMTPLine) -> Bool {
         guard case .data = phase else { return false }
         return line != .text(".") || afterBareLF
+    }
+
+    /// Whether the conversation reads a message (its lines are message text until its end).
+    var readsMessage: Bool {
+        guard case .data = phase else { return false }
+        return true
     }
 
     /// The reply to one line.
@@ -79,6 +89,7 @@ struct SMTPSession {
             }
             phase = .data(from: from, to: to)
             message = []
+            messageLines = 0
             messageFailure = nil
             afterBareLF = false
             return Response(lines: ["354 End data with <CR><LF>.<CR><LF>"])
@@ -146,35 +157,55 @@ struct SMTPSession {
         // Postfix's `smtpd_forbid_bare_newline = normalize` takes it), and so is a `.` on it or after it;
         // a bare CR refuses the message.
         defer { afterBareLF = line.endedInBareLF }
-        let text: String
         switch line {
         case .text(".") where !afterBareLF: return finishData(from: from, to: to)
-        case let .text(line), let .bareLF(line): text = line
-        case .bareCR:
-            messageFailure = messageFailure ?? Self.bareCRRefusal
-            return Response()
-        case .tooLong:
-            messageFailure = messageFailure ?? "500 5.5.2 Line too long"
-            return Response()
+        case let .text(line), let .bareLF(line):
+            let unstuffed = line.hasPrefix(".") ? line.utf8.dropFirst() : line.utf8[...]
+            append(lines: 1) { $0 += unstuffed; $0 += [13, 10] }
+        case .bareCR: refuse(Self.bareCRRefusal, lines: 1)
+        case .tooLong: refuse(Self.tooLongRefusal, lines: 1)
+        case let .messageText(text):
+            if let refusal = text.refusal {
+                refuse(refusal == .bareCR ? Self.bareCRRefusal : Self.tooLongRefusal, lines: text.lines)
+            } else {
+                append(lines: text.lines, bytes: text.bytes.readableBytes) { $0 += text.bytes.readableBytesView }
+            }
         }
-        let unstuffed = text.hasPrefix(".") ? text.dropFirst() : Substring(text)
-        guard messageFailure == nil else { return Response() }
-        if message.count + unstuffed.utf8.count + 2 > limits.messageSize {
-            messageFailure = "552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes"
-            message = []
-            return Response()
-        }
-        message += unstuffed.utf8
-        message += [13, 10]
         return Response()
     }
 
-    /// Reads and decodes the message `line` ends, if it ends one that will be delivered, so that
-    /// ``handle(_:)`` of that line only delivers it (the listener calls this before it holds the world).
-    mutating func prepare(_ line: SMTPLine) {
-        guard case let .data(from, to) = phase, line == .text("."), !afterBareLF, messageFailure == nil else { return }
-        prepared = PreparedRelayMail(RelaySubmission(envelopeFrom: from, recipients: to, data: String(decoding: message, as: UTF8.self)))
+    /// Adds `lines` lines (`bytes` bytes, CRLFs included) to the message with `write`, unless the message is
+    /// refused already, or is refused for them: too many lines, or too large.
+    private mutating func append(lines: Int, bytes: Int? = nil, _ write: (inout [UInt8]) -> Void) {
+        messageLines += lines
+        guard messageFailure == nil else { return }
+        if messageLines > limits.messageLines {
+            refuse("552 5.3.4 Message has more than \(limits.messageLines) lines", lines: 0)
+        } else if message.count + (bytes ?? 0) > limits.messageSize {
+            refuse("552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes", lines: 0)
+        } else {
+            write(&message)
+            if message.count > limits.messageSize { refuse("552 5.3.4 Message size exceeds the limit of \(limits.messageSize) bytes", lines: 0) }
+        }
     }
+
+    /// The message is refused with `reply` at its end (the first refusal stands); what it holds is dropped.
+    private mutating func refuse(_ reply: String, lines: Int) {
+        messageLines += lines
+        messageFailure = messageFailure ?? reply
+        message = []
+    }
+
+    /// The message `line` ends, if it ends one that will be delivered: the listener reads and decodes it
+    /// (``prepared``) off the event loop and before it holds the world, so that ``handle(_:)`` of that line only
+    /// delivers it.
+    func messageEnded(by line: SMTPLine) -> (from: String, to: [String], data: [UInt8])? {
+        guard case let .data(from, to) = phase, line == .text("."), !afterBareLF, messageFailure == nil else { return nil }
+        return (from, to, message)
+    }
+
+    /// The message the next line ends, read and decoded ahead (``messageEnded(by:)``).
+    mutating func prepare(_ mail: PreparedRelayMail?) { prepared = mail }
 
     private mutating func finishData(from: String, to: [String]) -> Response {
         phase = .greeted
@@ -189,6 +220,8 @@ struct SMTPSession {
 
     /// The reply to a message with a bare CR in it.
     static let bareCRRefusal = "550 5.5.2 Bare <CR> in the message: lines end in <CR><LF> (RFC 5321 §2.3.8)"
+    /// The reply to a message with a line over the limit.
+    static let tooLongRefusal = "500 5.5.2 Line too long"
 
     /// Counts a bad command; too many and the relay hangs up.
     private mutating func failed(_ reply: String) -> Response {
