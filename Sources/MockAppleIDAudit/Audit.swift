@@ -20,6 +20,8 @@ public struct AuditConfiguration: Sendable {
     public var notificationsURL: URL?
     /// The addresses the audit may send requests to (a server sets its `--audit-targets`).
     public var targets = AuditTargets.any
+    /// The address each host is reached at, checked already (``Audit/checkTargets(_:)``); nil: the run checks.
+    public var pins: [String: String]?
 
     /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
     /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
@@ -79,8 +81,9 @@ public enum Audit {
     public static func run(_ configuration: AuditConfiguration, apple: AppleSide,
                            progress: @Sendable (String) -> Void = { _ in }) async throws(AuditFailure) -> AuditReport {
         try check(configuration, apple: apple)
-        let pins = try await configuration.targets.pin(targetURLs(configuration))
-        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), targets: configuration.targets, pins: pins)
+        let pins: [String: String]
+        if let checked = configuration.pins { pins = checked } else { pins = try await checkTargets(configuration) }
+        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins)
         do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
@@ -122,11 +125,12 @@ public enum Audit {
     }
 
     /// Refuses, before anything is sent, a URL whose host is an address the audit may not reach
-    /// (``AuditConfiguration/targets``); ``run(_:apple:progress:)`` checks again as it starts. The iOS backend and
-    /// the notification endpoint may be on other hosts than the start URL (an API host is common), and are held
-    /// to the same rule.
-    public static func checkTargets(_ configuration: AuditConfiguration) async throws(AuditFailure) {
-        _ = try await configuration.targets.pin(targetURLs(configuration))
+    /// (``AuditConfiguration/targets``), and returns the address each host is to be reached at (for
+    /// ``AuditConfiguration/pins``; ``run(_:apple:progress:)`` checks itself when they are not given). The iOS
+    /// backend and the notification endpoint may be on other hosts than the start URL (an API host is common), and
+    /// are held to the same rule.
+    public static func checkTargets(_ configuration: AuditConfiguration) async throws(AuditFailure) -> [String: String] {
+        try await configuration.targets.pin(targetURLs(configuration))
     }
 
     /// Every URL the audit is given, named by its command-line option.

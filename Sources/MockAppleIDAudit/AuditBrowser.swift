@@ -117,13 +117,11 @@ final class AuditBrowser: Sendable {
 
     private let client: HTTPClient
     let scope: Scope
-    /// The addresses the browser may reach, and the checked address of each host it was given.
-    private let targets: AuditTargets
+    /// The checked address of each host the browser may reach, by its lower-cased name.
     private let pins: [String: String]
 
-    init(scope: Scope, targets: AuditTargets, pins: [String: String]) {
+    init(scope: Scope, pins: [String: String]) {
         self.scope = scope
-        self.targets = targets
         self.pins = pins
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // Each host is reached at the address that was checked (``AuditTargets/pin(_:resolve:)``).
@@ -135,6 +133,14 @@ final class AuditBrowser: Sendable {
     }
 
     func shutdown() async { try? await client.shutdown() }
+
+    /// `url` with its host in lower case (hosts are case-insensitive; the client's pins are not).
+    private static func lowercasingHost(_ url: URL) -> URL? {
+        guard let host = url.host, host != host.lowercased() else { return url }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.host = host.lowercased()
+        return components?.url
+    }
 
     /// Sends `method` to `url` (with a `body`, a form unless `contentType` says otherwise) in `context`, then
     /// follows redirects on the relying party's host as cross-site or same-site GETs, like the request that
@@ -150,13 +156,12 @@ final class AuditBrowser: Sendable {
                 navigation.end = .failed("the audit was stopped")
                 return navigation
             }
-            // A host the audit was not given (the return URL's, when it is another) is checked before it is reached.
-            if let host = url.host, pins[host] == nil {
-                do throws(AuditFailure) { _ = try await targets.pin([("the return URL", url)]) } catch {
-                    navigation.end = .failed(error.description)
-                    return navigation
-                }
+            // Only the hosts that were checked are reached, each at its checked address (named in lower case, as pinned).
+            guard let pinned = Self.lowercasingHost(url), pins[pinned.host ?? ""] != nil else {
+                navigation.end = .failed("\(url.host ?? url.absoluteString) is not a host the audit checked")
+                return navigation
             }
+            url = pinned
             let selection = jar.select(for: url, context: context)
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = HTTPMethod(rawValue: method)

@@ -2,6 +2,7 @@ import Foundation
 import MockAppleID
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The addresses an audit may send requests to. Link-local, cloud-metadata, unspecified, multicast and
 /// reserved addresses are refused whatever the setting; beyond them a server limits its audits to loopback
@@ -59,41 +60,93 @@ public struct AuditTargets: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    /// Resolves each URL's host (`name` says where it came from) and checks the address it will be reached at;
-    /// returns the address to connect to for each host. A refusal names the input, the host and the address.
-    public func pin(_ urls: [(name: String, url: URL)],
-                    resolve: @Sendable (String) async throws -> String = AuditTargets.resolve) async throws(AuditFailure) -> [String: String] {
+    /// Resolves each URL's host (`name` says where it came from) and checks every address it resolves to; returns
+    /// the address to connect to for each host (by its lower-cased name). Of a name's addresses, the first that
+    /// accepts a connection is taken (`localhost` may be `::1` first and a relying party listen on `127.0.0.1`
+    /// only). A refusal names the input, the host and the address.
+    public func pin(_ urls: [(name: String, url: URL)], resolve: @Sendable (String) async throws -> [String] = AuditTargets.resolve,
+                    accepts: @Sendable (String, Int) async -> Bool = AuditTargets.accepts) async throws(AuditFailure) -> [String: String] {
         var pins: [String: String] = [:]
         for (name, url) in urls {
-            guard let host = url.host, pins[host] == nil else { continue }
-            let address: String
-            do { address = try await resolve(host) } catch {
+            guard let host = url.host?.lowercased(), pins[host] == nil else { continue }
+            let addresses: [String]
+            do { addresses = try await resolve(host) } catch {
                 throw AuditFailure("\(name): \(host.prefix(253)) cannot be resolved: \(error)")
             }
-            guard let bytes = IPNetwork.bytes(of: address) else { throw AuditFailure("\(name): \(host.prefix(253)) resolves to \(address.prefix(64)), which cannot be read") }
-            if let reason = refusal(of: bytes) {
-                let shown = host == address ? address : "\(host.prefix(253)) (\(address))"
-                throw AuditFailure("\(name): \(shown) is \(reason); the audit does not send requests there")
+            guard !addresses.isEmpty else { throw AuditFailure("\(name): \(host.prefix(253)) resolves to no address") }
+            for address in addresses {
+                let shown = host == address ? address : "\(host.prefix(253)) (\(address.prefix(64)))"
+                guard let bytes = IPNetwork.bytes(of: address) else { throw AuditFailure("\(name): \(shown) cannot be read as an address") }
+                if let reason = refusal(of: bytes) { throw AuditFailure("\(name): \(shown) is \(reason); the audit does not send requests there") }
             }
-            pins[host] = address
+            var chosen = addresses[0]
+            if addresses.count > 1 {
+                let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+                for address in addresses {
+                    guard await accepts(address, port) else { continue }
+                    chosen = address
+                    break
+                }
+            }
+            pins[host] = chosen
         }
         return pins
     }
 
-    /// The first address the system resolves `host` to, as text; an address is its own. Resolved on NIO's
-    /// thread pool (the lookup blocks), for at most five seconds.
-    @Sendable public static func resolve(_ host: String) async throws -> String {
-        if IPNetwork.bytes(of: host) != nil { return host }
-        let lookup = await withDeadline(.seconds(5)) { () -> Result<SocketAddress, any Error> in
-            do {
-                return .success(try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: 0) })
-            } catch {
-                return .failure(error)
-            }
+    /// Name lookups under way, and the most at once: a lookup that gets no answer keeps a thread of NIO's pool
+    /// busy after its caller has given up on it.
+    private static let lookups = Atomic<Int>(0)
+    static let mostLookups = 4
+
+    /// Every address the system resolves `host` to, as text (an address is its own); looked up on NIO's thread
+    /// pool (the lookup blocks), and given up on after five seconds.
+    @Sendable public static func resolve(_ host: String) async throws -> [String] {
+        if IPNetwork.bytes(of: host) != nil { return [host] }
+        guard lookups.add(1, ordering: .relaxed).newValue <= mostLookups else {
+            lookups.subtract(1, ordering: .relaxed)
+            throw AuditFailure("\(mostLookups) name lookups are under way already")
+        }
+        let lookup = await abandoningAfter(.seconds(5)) { () -> Result<[String], any Error> in
+            defer { lookups.subtract(1, ordering: .relaxed) }
+            do { return .success(try await NIOThreadPool.singleton.runIfActive { try systemAddresses(host) }) } catch { return .failure(error) }
         }
         guard let lookup else { throw AuditFailure("no answer within 5 s") }
-        guard let address = try lookup.get().ipAddress else { throw AuditFailure("not an IP address") }
-        return address
+        return try lookup.get()
+    }
+
+    /// Whether `address` accepts a TCP connection on `port` within two seconds (the connection is closed at once).
+    @Sendable public static func accepts(_ address: String, port: Int) async -> Bool {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(2))
+                .connect(host: address, port: port).get()
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// `getaddrinfo`'s addresses for `host`, in its order, each once.
+    private static func systemAddresses(_ host: String) throws -> [String] {
+        var hints = addrinfo()
+        #if canImport(Darwin)
+        hints.ai_socktype = SOCK_STREAM
+        #else
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let first = list else { throw AuditFailure(String(cString: gai_strerror(status))) }
+        defer { freeaddrinfo(first) }
+        var addresses: [String] = []
+        for info in sequence(first: first, next: { $0.pointee.ai_next }) {
+            var text = [CChar](repeating: 0, count: 64)
+            guard getnameinfo(info.pointee.ai_addr, info.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0
+            else { continue }
+            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !addresses.contains(address) { addresses.append(address) }
+        }
+        return addresses
     }
 }
 

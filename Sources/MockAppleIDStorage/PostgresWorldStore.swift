@@ -56,10 +56,11 @@ public final class PostgresWorldStore: SharedWorldStore {
     static let statementDeadline = Duration.seconds(3)
     /// How long a hold may wait for another server's to end: the database gives up at 10 s (`lock_timeout`).
     static let lockDeadline = Duration.seconds(11)
-    /// How long reading or writing the whole world, or more than ``bulkRows`` rows, may take: the database gives
-    /// up at 10 s (`statement_timeout`).
+    /// How long reading or writing the whole world, or a write of more than ``bulkRows`` rows or ``bulkBytes``
+    /// bytes (a relay message is one row of up to 50 MB), may take: the database gives up at 10 s (`statement_timeout`).
     static let bulkDeadline = Duration.seconds(11)
     static let bulkRows = 1000
+    static let bulkBytes = 1 << 20
 
     init(connector: PostgresConnector, tenant: String, logger: Logger) {
         self.connector = connector
@@ -72,20 +73,18 @@ public final class PostgresWorldStore: SharedWorldStore {
     public func acquire(after version: Int64, scenario: String) async throws(StateStoreError) -> SharedChanges {
         try await inTransaction("cannot be read", opening: true) { [self] statements in
             let (tenant, logger) = (tenant, logger)
-            // Taken at once when no other server holds the world; a wait for one that does has a longer deadline.
-            let taken = try await statements.run { connection in
-                try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
-                    .decode(Bool.self).first { _ in true }
+            // The lock is taken at once when no other server holds the world, and the world read in the same step; a
+            // wait for a server that holds it has a longer deadline.
+            var (taken, world) = try await statements.run { connection in
+                let taken = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))",
+                                                       logger: logger).decode(Bool.self).first { _ in true } == true
+                return (taken, taken ? try await Self.world(tenant, on: connection, logger: logger) : nil)
             }
-            if taken != true {
-                try await statements.run(within: Self.lockDeadline) { connection in
+            if !taken {
+                world = try await statements.run(within: Self.lockDeadline) { connection in
                     try await connection.query("SELECT pg_advisory_xact_lock(hashtext('mock-appleid world ' || \(tenant)))", logger: logger)
+                    return try await Self.world(tenant, on: connection, logger: logger)
                 }
-            }
-            let world = try await statements.run { connection in
-                try await connection.query(
-                    "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
-                ).decode((String, Int64, Int64, String).self).first { _ in true }
             }
             guard let (owner, current, removalsKeptAfter, generation) = world else {
                 // Only this store's first hold makes the world. One that held it before finds it removed, even
@@ -137,6 +136,13 @@ public final class PostgresWorldStore: SharedWorldStore {
         }
     }
 
+    /// The world's row: its scenario, version, the oldest version whose removals are kept, and its generation.
+    private static func world(_ tenant: String, on connection: PostgresConnection, logger: Logger) async throws -> (String, Int64, Int64, String)? {
+        try await connection.query(
+            "SELECT scenario, version, removals_kept_after, generation FROM mock_appleid_worlds WHERE tenant = \(tenant)", logger: logger
+        ).decode((String, Int64, Int64, String).self).first { _ in true }
+    }
+
     public func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64 {
         let held = holding.withLock { $0.version }
         guard !changes.isEmpty || replacingAll else {
@@ -149,49 +155,47 @@ public final class PostgresWorldStore: SharedWorldStore {
         }
         let version = held + 1
         let purge = version % Self.removalsKept == 0
-        // The whole world, or many rows, may take the database a while; a few rows, as a request writes, do not.
-        let writing = replacingAll || changes.count > Self.bulkRows ? Self.bulkDeadline : Self.statementDeadline
-        try await inTransaction("cannot be written", opening: false) { [self] statements in
-            let (tenant, logger) = (tenant, logger)
-            if replacingAll {
-                try await statements.run(within: Self.bulkDeadline) { connection in
+        // One step: the whole world, many rows or large ones (or a purge) may take the database a while; a few small
+        // rows, as most requests write, do not.
+        let bulk = replacingAll || purge || changes.count > Self.bulkRows
+            || changes.reduce(0) { $0 + ($1.value?.utf8.count ?? 0) } > Self.bulkBytes
+        let written = changes.filter { $0.value != nil }
+        let removed = changes.filter { $0.value == nil }
+        let removalsKeptAfter = purge ? version - Self.removalsKept : -1
+        let announce = replacingAll || changes.contains(where: \.wakesNotificationSender)
+        let (tenant, logger, announcement) = (tenant, logger, announcement)
+        try await inTransaction("cannot be written", opening: false) { statements in
+            try await statements.run(within: bulk ? Self.bulkDeadline : Self.statementDeadline) { connection in
+                if replacingAll {
                     try await connection.query(
                         "UPDATE mock_appleid_rows SET value = NULL, version = \(version) WHERE tenant = \(tenant) AND value IS NOT NULL",
                         logger: logger)
                 }
-            }
-            let written = changes.filter { $0.value != nil }
-            let removed = changes.filter { $0.value == nil }
-            let removalsKeptAfter = purge ? version - Self.removalsKept : -1
-            try await statements.run(within: writing) { connection in try await connection.query("""
-                WITH written AS (
-                    INSERT INTO mock_appleid_rows (tenant, section, key, value, version)
-                    SELECT \(tenant), section, key, value, \(version)
-                    FROM unnest(\(written.map(\.section))::text[], \(written.map(\.key))::text[], \(written.map { $0.value ?? "" })::text[]) AS t(section, key, value)
-                    ON CONFLICT (tenant, section, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
-                ), removed AS (
-                    UPDATE mock_appleid_rows SET value = NULL, version = \(version)
-                    WHERE tenant = \(tenant) AND (section, key) IN (SELECT * FROM unnest(\(removed.map(\.section))::text[], \(removed.map(\.key))::text[]))
-                )
-                UPDATE mock_appleid_worlds SET version = \(version),
-                    removals_kept_after = GREATEST(removals_kept_after, \(removalsKeptAfter))
-                WHERE tenant = \(tenant)
-                """, logger: logger) }
-            if purge {
-                try await statements.run(within: Self.bulkDeadline) { connection in
+                try await connection.query("""
+                    WITH written AS (
+                        INSERT INTO mock_appleid_rows (tenant, section, key, value, version)
+                        SELECT \(tenant), section, key, value, \(version)
+                        FROM unnest(\(written.map(\.section))::text[], \(written.map(\.key))::text[], \(written.map { $0.value ?? "" })::text[]) AS t(section, key, value)
+                        ON CONFLICT (tenant, section, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+                    ), removed AS (
+                        UPDATE mock_appleid_rows SET value = NULL, version = \(version)
+                        WHERE tenant = \(tenant) AND (section, key) IN (SELECT * FROM unnest(\(removed.map(\.section))::text[], \(removed.map(\.key))::text[]))
+                    )
+                    UPDATE mock_appleid_worlds SET version = \(version),
+                        removals_kept_after = GREATEST(removals_kept_after, \(removalsKeptAfter))
+                    WHERE tenant = \(tenant)
+                    """, logger: logger)
+                if purge {
                     try await connection.query(
                         "DELETE FROM mock_appleid_rows WHERE tenant = \(tenant) AND value IS NULL AND version <= \(removalsKeptAfter)",
                         logger: logger)
                 }
-            }
-            if replacingAll || changes.contains(where: \.wakesNotificationSender) {
-                // Delivered to the listening sender at the commit, and only if it commits.
-                let announcement = announcement
-                try await statements.run { connection in
+                if announce {
+                    // Delivered to the listening sender at the commit, and only if it commits.
                     try await connection.query("SELECT pg_notify(\(Self.senderChannel), \(announcement))", logger: logger)
                 }
+                try await connection.query("COMMIT", logger: logger)
             }
-            try await statements.run(within: writing) { connection in try await connection.query("COMMIT", logger: logger) }
         }
         holding.withLock { held in
             held.version = version
@@ -200,7 +204,12 @@ public final class PostgresWorldStore: SharedWorldStore {
         return version
     }
 
-    public var unavailable: StateStoreError? { connector.unavailable }
+    /// The connector's refusal while it backs off, for a hold that would have to connect: a store whose
+    /// connection is open (this world's, while another tenant's was lost) still tries it.
+    public var unavailable: StateStoreError? {
+        let connected = holding.withLock { held in held.connection.map { !$0.isClosed } ?? false }
+        return connected ? nil : connector.unavailable
+    }
 
     public func lead() async {
         // Logged once per run of failures: while the database is down this loop tries twice a second.

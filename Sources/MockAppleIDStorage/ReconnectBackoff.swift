@@ -92,12 +92,14 @@ final class ReconnectBackoff: Sendable {
         }
     }
 
-    /// A connection that was open stopped answering, or closed under a request: counts as a failed attempt of
-    /// the round now, so that callers are refused at once while the database is tried again (a database whose
-    /// host froze still accepts connections, and each would wait for its connect deadline).
+    /// A connection that was open stopped answering, or closed under a request: begins a backoff as a failed
+    /// attempt does, so that callers are refused at once while the database is tried again (a database whose host
+    /// froze still accepts connections, and each would wait for its connect deadline). Connections lost together
+    /// (several worlds' holds) count once: a loss while backing off already changes nothing.
     @discardableResult
     func lost(_ reason: String) -> (delay: Duration, first: Bool)? {
-        failed(reason, round: state.withLock { $0.round })
+        let round: Int? = state.withLock { $0.failures == 0 ? $0.round : nil }
+        return round.flatMap { failed(reason, round: $0) }
     }
 
     /// Why a caller would be refused now (``admit()`` would say so), without taking a probe's place; nil when

@@ -22,6 +22,6 @@ struct HealthCommand: AsyncParsableCommand {
         guard JSONValue.parse(answer)?["status"]?.stringValue == "ok" else {
             throw CommandError("/__admin/health did not say ok: \(String(decoding: answer.prefix(300), as: UTF8.self))")
         }
-        if !quiet { print(String(decoding: answer, as: UTF8.self).terminalSafe) }
+        if !quiet { print(String(decoding: answer, as: UTF8.self)) }
     }
 }

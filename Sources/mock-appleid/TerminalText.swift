@@ -14,3 +14,10 @@ extension String {
         return safe
     }
 }
+
+/// What the command line prints, with its control characters written out (``Swift/String/terminalSafe``): much
+/// of it comes from a server (answers, relay mail's subjects, a relying party's pages in an audit's report), and
+/// this one function stands in for the standard library's `print` of text throughout the command line.
+func print(_ text: String, terminator: String = "\n") {
+    Swift.print(text.terminalSafe, terminator: terminator)
+}

@@ -171,7 +171,10 @@ def test_an_address_given_out_before_private_icloud_keeps_its_domain_after_an_up
         assert send(base_url, "news@example.com", old[0].replace("privaterelay.appleid.com", "private.icloud.com")) == {}
         assert send(base_url, "news@other.example.org", new) == {}
         assert [message["relayAddress"] for message in inbox(base_url)] == [old[0], old[0], new]
-    with serving("--state", str(state)) as base_url:
+    # Recorded in the file at the upgrade: a scenario that names the new domain later moves no address.
+    renamed = tmp_path / "named.yaml"
+    renamed.write_text("base: default\nname: default\nrelay: {addressDomain: private.icloud.com}\n")
+    with serving("--state", str(state), "--scenario", str(renamed)) as base_url:
         assert relay_addresses(base_url) == {old, (new, "OTHERTEAM1")}
 
 

@@ -367,3 +367,29 @@ def test_a_line_dense_message_costs_little_and_apples_endpoints_do_not_wait(make
     assert taken["reply"].startswith(says), taken
     assert taken["seconds"] < 10 and taken["cpu"] < 10, taken  # minutes of CPU before, for five million lines
     assert taken["max_ms"] < 1000, taken
+
+
+def test_a_message_sent_before_the_354_is_read_as_lines_and_the_commands_after_it_are_answered():
+    """A client that does not wait for the `354` (its message in the same write as DATA) has its message read line by
+    line, as before, and the next transaction's commands are commands, not message text."""
+    with serving("--smtp-port", "0") as base_url:
+        address = relay_address(base_url)
+        sock = socket.create_connection(("127.0.0.1", smtp_port(base_url)), timeout=10)
+        reader = sock.makefile("rb")
+        try:
+            assert reader.readline().startswith(b"220 ")
+            for line in (b"HELO shop.example.com", b"MAIL FROM:<news@example.com>", f"RCPT TO:<{address}>".encode()):
+                sock.sendall(line + b"\r\n")
+                assert reader.readline().startswith(b"250")
+            sock.sendall(b"DATA\r\nFrom: news@example.com\r\nSubject: early\r\n\r\nhello\r\n.\r\n")
+            assert reader.readline().startswith(b"354") and reader.readline().startswith(b"250 2.0.0 OK")
+            for line, expected in ((b"MAIL FROM:<news@example.com>", b"250"), (f"RCPT TO:<{address}>".encode(), b"250"),
+                                   (b"DATA", b"354")):
+                sock.sendall(line + b"\r\n")
+                assert reader.readline().startswith(expected), line
+            sock.sendall(b"From: news@example.com\r\nSubject: later\r\n\r\n" + b"..dotted\r\n" * 3 + b".\r\nQUIT\r\n")
+            assert reader.readline().startswith(b"250 2.0.0 OK") and reader.readline().startswith(b"221")
+        finally:
+            sock.close()
+        assert [message["subject"] for message in inbox(base_url)] == ["early", "later"]
+        assert inbox(base_url)[1]["text"] == ".dotted\n" * 3

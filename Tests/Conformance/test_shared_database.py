@@ -425,3 +425,17 @@ def test_a_database_that_stops_answering_holds_no_request_longer_than_a_statemen
         assert requests.get(f"{server}/__admin/health", headers=admin, timeout=10).json()["status"] == "ok"
         log = server.log_path.read_text()
         assert "did not answer within 3 s" in log and "reachable again" in log
+
+
+def test_relay_addresses_in_a_database_written_before_their_domains_were_recorded_keep_privaterelay(database_url, postgres):
+    with serving("--database-url", database_url) as server:
+        code = sign_in(server, authorize_url(server, response_type="code id_token"), "john", email_choice="hide")
+        address = jwt.decode(code["id_token"], options={"verify_signature": False})["email"]
+        assert address.endswith("@private.icloud.com")
+    database = database_url.rsplit("/", 1)[1]
+    assert postgres.sql(database, "DELETE FROM mock_appleid_rows WHERE section = 'relayAddressDomains' RETURNING key") != ""
+    with serving("--database-url", database_url) as server:
+        [kept] = requests.get(f"{server}/__admin/relay/addresses", timeout=10).json()["addresses"]
+        assert kept["address"] == address.replace("private.icloud.com", "privaterelay.appleid.com")
+    # Recorded at that start: the rows are back, so the address keeps its domain whatever a later scenario names.
+    assert "privaterelay.appleid.com" in postgres.sql(database, "SELECT value FROM mock_appleid_rows WHERE section = 'relayAddressDomains'")

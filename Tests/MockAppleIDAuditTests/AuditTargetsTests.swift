@@ -6,18 +6,22 @@ import Testing
 @Suite("audit targets")
 struct AuditTargetsTests {
     /// A resolver that knows a few names and nothing else.
-    static let names: [String: String] = ["rp.compose": "172.18.0.3", "metadata.example": "169.254.169.254",
-                                          "public.example": "198.51.100.7", "v6.example": "fd12::1"]
+    static let names: [String: [String]] = ["rp.compose": ["172.18.0.3"], "metadata.example": ["169.254.169.254"],
+                                            "public.example": ["198.51.100.7"], "v6.example": ["fd12::1"],
+                                            "localhost": ["::1", "127.0.0.1"], "mixed.example": ["10.0.0.5", "169.254.169.254"]]
 
-    static func resolve(_ host: String) async throws -> String {
-        if let address = names[host] { return address }
-        if IPNetwork.bytes(of: host) != nil { return host }
+    static func resolve(_ host: String) async throws -> [String] {
+        if let addresses = names[host] { return addresses }
+        if IPNetwork.bytes(of: host) != nil { return [host] }
         throw AuditFailure("unknown name")
     }
 
+    /// Only 127.0.0.1 accepts connections (a relying party that listens on IPv4 alone).
+    static func accepts(_ address: String, _ port: Int) async -> Bool { address == "127.0.0.1" }
+
     static func pinned(_ targets: AuditTargets, _ url: String) async -> Result<[String: String], AuditFailure> {
         do throws(AuditFailure) {
-            return .success(try await targets.pin([("--start", URL(string: url)!)], resolve: resolve))
+            return .success(try await targets.pin([("--start", URL(string: url)!)], resolve: resolve, accepts: accepts))
         } catch {
             return .failure(error)
         }
@@ -27,7 +31,7 @@ struct AuditTargetsTests {
     func alwaysRefused() async {
         for url in ["http://169.254.169.254/", "http://169.254.1.1:8080/", "http://0.0.0.0/", "http://[fe80::1]/", "http://[fd00:ec2::254]/",
                     "http://[::ffff:169.254.169.254]/", "http://[64:ff9b::a9fe:a9fe]/", "http://100.100.100.200/", "http://224.0.0.1/",
-                    "http://255.255.255.255/", "http://[::]/", "http://[ff02::1]/", "http://metadata.example/"] {
+                    "http://255.255.255.255/", "http://[::]/", "http://[ff02::1]/", "http://metadata.example/", "http://mixed.example/"] {
             for targets in [AuditTargets.any, .loopbackAndPrivate] {
                 guard case let .failure(failure) = await Self.pinned(targets, url) else {
                     Issue.record("\(url) was allowed with \(targets)"); continue
@@ -42,8 +46,10 @@ struct AuditTargetsTests {
         for url in ["http://127.0.0.1:8000/", "http://[::1]/", "http://10.1.2.3/", "http://rp.compose/", "http://v6.example/", "http://192.168.1.9/"] {
             let pins = try await Self.pinned(.loopbackAndPrivate, url).get()
             let host = try #require(URL(string: url)?.host)
-            #expect(pins[host] == Self.names[host] ?? host)
+            #expect(pins[host] == Self.names[host]?.first ?? host)
         }
+        // A name with several addresses is pinned to the first that takes a connection; hosts are pinned in lower case.
+        #expect(try await Self.pinned(.loopbackAndPrivate, "http://LocalHost:8000/").get() == ["localhost": "127.0.0.1"])
         guard case let .failure(failure) = await Self.pinned(.loopbackAndPrivate, "http://public.example/") else {
             Issue.record("a public address was allowed by default"); return
         }

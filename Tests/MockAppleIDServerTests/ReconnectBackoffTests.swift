@@ -67,6 +67,7 @@ struct ReconnectBackoffTests {
         let backoff = ReconnectBackoff(now: { clock.now }, random: { 0 })
         #expect(backoff.refusal == nil && !backoff.isBackingOff)
         #expect(backoff.lost("the database did not answer within 3 s")! == (.milliseconds(50), true))
+        #expect(backoff.lost("another world's connection, lost with it") == nil)  // counted once
         #expect(backoff.isBackingOff && backoff.refusal == "the database did not answer within 3 s")
         #expect(backoff.admit() == .refused(reason: "the database did not answer within 3 s", remaining: .milliseconds(50)))
         clock.advance(by: .milliseconds(50))

@@ -151,22 +151,28 @@ struct SMTPSessionTests {
     func messageTextDecoder() throws {
         let mode = SMTPDataMode()
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(SMTPLineDecoder(limit: 16, dataMode: mode)))
-        mode.begin()
+        mode.begin(after: 0)
         try channel.writeInbound(ByteBuffer(string: "Subject: a\r\n\r\n..dot\r\nbare\n.\r\nlast\r\n\r"))
         try channel.writeInbound(ByteBuffer(string: "\n.\r\nQUIT\r\n"))
         var lines: [SMTPLine] = []
         while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
         #expect(lines == [.messageText(SMTPMessageText(bytes: ByteBuffer(string: "Subject: a\r\n\r\n.dot\r\nbare\r\n\r\nlast\r\n"), lines: 6)),
                           .messageText(SMTPMessageText(bytes: ByteBuffer(string: "\r\n"), lines: 1)), .text("."), .text("QUIT")])
+        // Asked after fewer elements than were handed on (a client that did not wait for the 354): lines, as before.
+        mode.begin(after: 3)
+        try channel.writeInbound(ByteBuffer(string: "x\r\n"))
+        #expect(try channel.readInbound(as: SMTPLine.self) == .text("x"))
         // A bare CR refuses the message (nothing after it is kept), an over-long line is dropped as it comes, and a
         // `.` after a bare LF is a line of the message.
-        mode.begin()
+        mode.begin(after: 5)
         try channel.writeInbound(ByteBuffer(string: "a\r\nx\ry\r\n" + String(repeating: "z", count: 40)))
         try channel.writeInbound(ByteBuffer(string: "\r\nb\n.\r\n.\r\n"))
         lines = []
         while let line = try channel.readInbound(as: SMTPLine.self) { lines.append(line) }
-        #expect(lines == [.messageText(SMTPMessageText(bytes: ByteBuffer(string: "a\r\n"), lines: 2, refusal: .bareCR)),
-                          .messageText(SMTPMessageText(bytes: ByteBuffer(), lines: 3, refusal: .tooLong)), .text(".")])
+        #expect(lines == [.messageText(SMTPMessageText(bytes: ByteBuffer(string: "a\r\n"), lines: 2,
+                                                       refusal: .init(kind: .bareCR, linesBefore: 1, bytesBefore: 3))),
+                          .messageText(SMTPMessageText(bytes: ByteBuffer(), lines: 3, refusal: .init(kind: .tooLong, linesBefore: 0, bytesBefore: 0))),
+                          .text(".")])
         _ = try channel.finish()
     }
 

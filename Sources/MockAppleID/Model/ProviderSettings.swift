@@ -105,6 +105,7 @@ public struct ErrorAnswers: Sendable, Equatable {
         case invalidClient
     }
 
+    /// The sending team's `/auth/usermigrationinfo` right after it transferred the app group away (TN3159: answered).
     public var userMigrationInfoAfterTransfer = MigrationAfterTransfer.answer
 
     /// The codes each knob may take.

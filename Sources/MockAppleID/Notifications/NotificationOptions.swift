@@ -23,7 +23,8 @@ public struct NotificationOptions: Sendable, Equatable, Codable {
     public var events = EventsEncoding.string
     public var eventTime = EventTimeUnit.milliseconds
     public var isPrivateEmail = PrivateEmailStyle.string
-    /// Whether revoking a token at `/auth/revoke` (which ends the consent) also sends `consent-revoked`.
+    /// Whether revoking a token at `/auth/revoke`, when that ends the consent (``ProviderSettings/refreshTokenRevocation``),
+    /// also sends `consent-revoked`.
     public var onTokenRevocation = false
     /// Seconds on the mock clock between a failed attempt and the next: attempt n + 1 follows a failed
     /// attempt n after `retrySchedule[n - 1]`. After the last, a delivery waits for an admin retry.

@@ -113,9 +113,8 @@ enum MailDecoding {
             let next = lineEnd < body.endIndex ? utf8.index(after: lineEnd) : lineEnd
             // A delimiter line is the boundary alone (white space after it allowed), or it with `--` at the end.
             if line.starts(with: delimiter) {
-                let tail = line.dropFirst(delimiter.count).drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }
-                let closing = tail.elementsEqual([45, 45])
-                if tail.isEmpty || closing {
+                let (isDelimiter, closing) = delimiterTail(line.dropFirst(delimiter.count))
+                if isDelimiter {
                     if let start, lineStart > start { parts.append(body[start..<utf8.index(before: lineStart)]) }
                     if closing || parts.count >= partLimit { return parts }
                     start = next
@@ -125,6 +124,18 @@ enum MailDecoding {
         }
         if let start { parts.append(body[start...]) }
         return parts
+    }
+
+    /// Whether what follows the boundary on a line makes it a delimiter (nothing, or `--`, white space around it
+    /// allowed), and whether it closes the body (`--`). ASCII is judged by its bytes; anything else as text.
+    private static func delimiterTail(_ tail: Substring.UTF8View.SubSequence) -> (isDelimiter: Bool, closing: Bool) {
+        let trimmed: [UInt8]
+        if tail.allSatisfy({ $0 < 0x80 }) {
+            trimmed = Array(tail.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed())
+        } else {
+            trimmed = Array(String(decoding: tail, as: UTF8.self).trimmingCharacters(in: .whitespaces).utf8)
+        }
+        return (trimmed.isEmpty || trimmed == [45, 45], trimmed == [45, 45])
     }
 
     // MARK: Encodings

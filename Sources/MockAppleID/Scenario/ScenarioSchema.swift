@@ -47,9 +47,9 @@ public enum ScenarioSchema {
                       meaning: "list `/auth/keys` in a different order on each fetch, as Apple's does"),
         ScenarioField("settings", "refreshTokensPerClient", type: "whole number 1–100000", required: "no", default: "`100`",
                       meaning: "refresh tokens kept per persona and client; one more revokes the oldest (a limit of this server's, so memory stays flat)"),
-        ScenarioField("settings", "refreshTokenRevocation", type: "`consent` | `token`", required: "no", default: "`consent`",
+        ScenarioField("settings", "refreshTokenRevocation", type: oneOf(ProviderSettings.TokenRevocation.self), required: "no", default: "`consent`",
                       meaning: "what revoking a refresh or access token at `/auth/revoke` ends: the persona's consent to the app group with every code and token under it, so the next sign-in is a first one, as Apple's WWDC22 session on account deletion and TN3194 describe revocation; or `token`, that token alone, as RFC 7009 allows (no `consent-revoked` is then sent). Whether revoking one refresh token ends the person's others was asked on Apple's developer forums (thread 859842) and is unanswered"),
-        ScenarioField("settings", "pkce", type: "`enforce` | `ignore`", required: "no", default: "`enforce`",
+        ScenarioField("settings", "pkce", type: oneOf(ProviderSettings.PKCEHandling.self), required: "no", default: "`enforce`",
                       meaning: "`code_challenge` at `/auth/authorize` and `code_verifier` at `/auth/token`: checked as RFC 7636 says, or `ignore`: accepted and not checked. Apple's behaviour is unknown: it documents no PKCE and its discovery document advertises no `code_challenge_methods_supported`, though relying parties reported in October 2024 that an exchange without the verifier of a challenge they sent was refused (a-tokyo/apple-signin-auth#180). RP libraries that send PKCE to Apple work either way"),
         ScenarioField("claims", "booleans", type: "`boolean` | `string` | `mixed`", required: "no", default: "`boolean`",
                       meaning: "type of `email_verified`/`is_private_email`"),
@@ -70,14 +70,14 @@ public enum ScenarioSchema {
         ScenarioField("notifications", "isPrivateEmail", type: "`string` | `boolean`", required: "no", default: "`string` (`\"true\"`)",
                       meaning: "`is_private_email` in email events: `\"true\"` or `true`"),
         ScenarioField("notifications", "onTokenRevocation", type: "boolean", required: "no", default: "`false`",
-                      meaning: "`/auth/revoke` (which ends the consent) also sends `consent-revoked`"),
+                      meaning: "`/auth/revoke`, when it ends the consent (`settings.refreshTokenRevocation: consent`), also sends `consent-revoked`"),
         ScenarioField("notifications", "retrySchedule", type: "list of seconds (≤ 20, each ≤ 604800)", required: "no", default: "`[5, 30, 120, 600, 3600, 21600, 86400]`",
                       meaning: "mock-clock seconds before attempt 2, 3, …; after the last, a delivery waits for an admin retry. `[]`: delivered once. Apple's answers disagree: a DTS engineer wrote that each event is expected once (Apple developer forums thread 809509), another that a non-200 answer or a timeout is retried (thread 830681)"),
         ScenarioField("notifications", "attemptTimeout", type: "seconds (≤ 120)", required: "no", default: "`10`",
                       meaning: "real seconds an attempt may take"),
         ScenarioField("relay", "dailyLimit", type: "integer (0 = none)", required: "no", default: "`100`",
                       meaning: "messages one relay address takes in 24 hours of clock time"),
-        ScenarioField("relay", "addressDomain", type: "`private.icloud.com` | `privaterelay.appleid.com`", required: "no",
+        ScenarioField("relay", "addressDomain", type: oneOf(RelayOptions.AddressDomain.self), required: "no",
                       default: "`private.icloud.com`",
                       meaning: "the domain new relay addresses are given out at (in tokens, notifications and the admin API), as Apple's developer news of 15 June 2026 (corrected on 24 August 2026) says of Sign in with Apple; `privaterelay.appleid.com` gives them out where Apple did before. An address keeps the domain it was given out at, and the relay takes mail for an address at either. An address in use in a state file or database written by a version that recorded no domain per address keeps the one that version gave out: this key's value if the scenario names it, else `privaterelay.appleid.com`"),
         ScenarioField("relay", "senderRejection", type: "`unauthorized sender` | `user not found` | `bad mailbox name`", required: "no", default: "`unauthorized sender`",
@@ -96,7 +96,7 @@ public enum ScenarioSchema {
                       meaning: "`/auth/token` or `/auth/revoke` with a body that is not `application/x-www-form-urlencoded`: TN3107's `invalid_request`; `invalid_client` as Apple answered a JSON body in 2020 (a-tokyo/apple-signin-auth#28), or `unsupported_grant_type`, which a 2019 report shows"),
         ScenarioField("errors", "clientSecretFractionalTimes", type: "`accept` | `refuse`", required: "no", default: "`accept`",
                       meaning: "a client secret whose `iat` or `exp` has a fraction of a second (`Date.now() / 1000`): compared as numbers, as RFC 7519 and JWT libraries allow (Apple's answer is not on record); `refuse` answers `invalid_client`"),
-        ScenarioField("errors", "userMigrationInfoAfterTransfer", type: "`answer` | `invalidClient`", required: "no", default: "`answer`",
+        ScenarioField("errors", "userMigrationInfoAfterTransfer", type: oneOf(ErrorAnswers.MigrationAfterTransfer.self), required: "no", default: "`answer`",
                       meaning: "the sending team's `/auth/usermigrationinfo` (`sub` and `target`) for a user it has only through an app group it transferred away: answered with a `transfer_sub` while the transfer's 60 days last, as TN3159 promises, or `invalid_client` at once, as a 2026 report on Apple's developer forums describes"),
         ScenarioField("clock", "start", type: "ISO 8601 time", required: "with `frozen`", default: "now",
                       meaning: "the clock's first reading (1970…9999)"),
@@ -191,6 +191,11 @@ public enum ScenarioSchema {
         ScenarioField("timeline[].secret", "keyID", type: "text", required: "no", default: "the team's key",
                       meaning: "`kid` in the header"),
     ]
+
+    /// The values of an enumeration a key takes, as the reference lists them (`` `a` | `b` ``).
+    static func oneOf<Value: CaseIterable & RawRepresentable>(_: Value.Type) -> String where Value.RawValue == String {
+        Value.allCases.map { "`\($0.rawValue)`" }.joined(separator: " | ")
+    }
 
     /// The keys of `section`, in documented order.
     static func keys(_ section: String) -> [String] { fields.filter { $0.section == section }.map(\.key) }

@@ -41,7 +41,7 @@ extension TimelineReader {
         TimelineActionSpec(name: "setRelayForwarding", keys: ["persona", "app", "forwarding"],
                        does: "forwarding for the persona's relay address under `app`'s team, or (without `app`) every address"),
         TimelineActionSpec(name: "setRelayDomain", keys: ["domain"],
-                       does: "give new relay addresses out at `domain` (`private.icloud.com` or `privaterelay.appleid.com`) from now on, as Apple moved them in 2026; addresses given out keep theirs (this server's until a reset or a restart)"),
+                       does: "give new relay addresses out at `domain` (\(ScenarioSchema.oneOf(RelayOptions.AddressDomain.self))) from now on, as Apple moved them in 2026; addresses given out keep theirs (this server's until a reset or a restart)"),
         TimelineActionSpec(name: "transferApp", keys: ["app", "to"], does: "move an app group to another team (`to`: a Team ID)"),
         TimelineActionSpec(name: "userMigration", keys: ["client", "persona", "sub", "target", "transferSub", "secret"],
                        does: "a team access token, then `/auth/usermigrationinfo`: `persona` or `sub` with `target` for the sending team, or `transferSub` for the recipient team (default: the last one a step got); `expect.claims` checks the answer's fields"),

@@ -144,6 +144,10 @@ extension World {
         faultsQueued.store(!restored.faults.faults.isEmpty, ordering: .relaxed)
         guarded.state.setTracking(true)
         guarded.savedClock = clock.currentMode
+        // The domains of addresses a store written before they were recorded holds: recorded now, as changes, so
+        // that the store keeps them (a later `relay.addressDomain` does not move them).
+        guarded.state.recordUnrecordedRelayDomains()
+        if guarded.keeper.keepsChanges { queueChanges(&guarded) }
     }
 
     // MARK: Saved before answering

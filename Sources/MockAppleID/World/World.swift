@@ -89,7 +89,7 @@ public final class World: Sendable {
     }
 
     /// Queues the rows a transition changed (and the clock's mode, when it moved) for saving.
-    private func queueChanges(_ guarded: inout Guarded) {
+    func queueChanges(_ guarded: inout Guarded) {
         var rows = guarded.state.takeChanges()
         let mode = clock.currentMode
         if mode != guarded.savedClock {

@@ -23,8 +23,13 @@ extension WorldState {
     mutating func dropRefreshGrant(_ token: String) {
         guard let grant = refreshGrants[token] else { return }
         refreshGrants[token] = nil
-        let others = refreshTokensByOwner[grant.owner, default: []].filter { $0 != token }
-        refreshTokensByOwner[grant.owner] = others.isEmpty ? nil : others
+        unindex(token, of: grant.owner)
+    }
+
+    /// Takes `token` out of `owner`'s list.
+    private mutating func unindex(_ token: String, of owner: RefreshTokenOwner) {
+        let others = refreshTokensByOwner[owner]?.filter { $0 != token } ?? []
+        refreshTokensByOwner.restore(others.isEmpty ? nil : others, forKey: owner)
     }
 
     /// The serial after `serial` (0 after none); stays at `Int.max` rather than overflow.
@@ -68,10 +73,7 @@ extension WorldState {
 
     /// Places a grant another server wrote, or removed, in the index; `previous` is what this copy held.
     mutating func reindexRefreshGrant(token: String, previous: RefreshGrant?) {
-        if let previous {
-            let others = refreshTokensByOwner[previous.owner]?.filter { $0 != token } ?? []
-            refreshTokensByOwner.restore(others.isEmpty ? nil : others, forKey: previous.owner)
-        }
+        if let previous { unindex(token, of: previous.owner) }
         guard let grant = refreshGrants[token] else { return }
         var tokens = refreshTokensByOwner[grant.owner] ?? []
         let grants = refreshGrants

@@ -38,7 +38,7 @@ extension WorldState {
     }
 
     /// Gives each address in use that has no recorded domain the one an earlier version gave it out at
-    /// (it recorded none): called once a stored state or a snapshot is read back.
+    /// (it recorded none): called once a stored state or a snapshot becomes the world's.
     mutating func recordUnrecordedRelayDomains() {
         for consent in consents.values where consent.usesRelayAddress && !deletedAccounts.contains(consent.personaID) {
             guard let teamID = directory.groups[consent.groupID]?.teamID else { continue }

@@ -38,7 +38,6 @@ extension WorldState {
             try section.restore(rowsBySection[section.name] ?? [], into: &self, decoder: decoder)
         }
         rebuildRefreshIndex()
-        recordUnrecordedRelayDomains()
     }
 
     /// Applies rows another server wrote to a shared store since this copy last caught up (a row

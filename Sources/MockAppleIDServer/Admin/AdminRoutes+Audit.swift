@@ -21,19 +21,22 @@ extension AdminRoutes {
                   baseURL.host?.isEmpty == false
             else { throw AdminError.badRequest("server must be this server's base URL as the relying party reaches it, such as http://127.0.0.1:8080") }
             let apple = AppleSide(provider: provider, baseURL: baseURL)
-            let audit: AuditConfiguration
+            var asked: AuditConfiguration
             do throws(AuditFailure) {
-                var asked = try AuditRequest(json: body).configuration()
+                asked = try AuditRequest(json: body).configuration()
                 asked.targets = configuration.auditTargets
-                audit = asked
-                try Audit.check(audit, apple: apple)
-                try await Audit.checkTargets(audit)
+                try Audit.check(asked, apple: apple)
             } catch {
                 throw AdminError.badRequest(error.description)
             }
             guard let claim = AuditClaim.take(provider) else {
                 throw AdminError(status: .conflict, code: "audit_running", message: "an audit is already running against this world")
             }
+            // Names are looked up once, by the audit that holds the claim (a refusal gives the claim back).
+            do throws(AuditFailure) { asked.pins = try await Audit.checkTargets(asked) } catch {
+                throw AdminError.badRequest(error.description)
+            }
+            let audit = asked
             // The audit starts with the answer's body: an answer never sent (a failed save, a client already gone)
             // drops the claim with it, and the world is free again.
             let stream = ResponseBody { writer in

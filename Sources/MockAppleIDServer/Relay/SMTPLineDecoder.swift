@@ -37,28 +37,41 @@ enum SMTPLine: Sendable, Equatable {
     }
 }
 
-/// Whether a conversation is reading a message (after the `354`): the session turns it on, the decoder off
-/// at the message's end. Meanwhile the decoder hands on the message's lines as bytes, a read's worth at a
-/// time (``SMTPMessageText``), rather than line by line: a message of millions of short lines costs a scan of
-/// its bytes, not an element, a string and a reply per line.
+/// Asks a conversation's line decoder to read a message's text as bytes (after the `354`): the decoder then
+/// hands the message's lines on a read's worth at a time (``SMTPMessageText``) rather than line by line, so
+/// that a message of millions of short lines costs a scan of its bytes, not an element, a string and a reply
+/// per line, and goes back to lines at the message's end. The session and the decoder run apart, so the ask
+/// says how many elements the session has taken: the decoder switches only when it has handed on exactly
+/// those (a client that sent its message before the `354` had it read line by line, as before).
 final class SMTPDataMode: Sendable {
-    private let reading = Atomic<Bool>(false)
+    /// The elements taken when the session asked; -1 when it has not.
+    private let asked = Atomic<Int>(-1)
 
-    /// The message text starts with the next line.
-    func begin() { reading.store(true, ordering: .releasing) }
+    /// The message's text starts after the `taken` elements the session has had from the decoder.
+    func begin(after taken: Int) { asked.store(taken, ordering: .releasing) }
 
-    fileprivate func end() { reading.store(false, ordering: .releasing) }
-
-    fileprivate var isReading: Bool { reading.load(ordering: .acquiring) }
+    /// The ask, taken once: whether the decoder, having handed on `fired` elements, reads message text now.
+    fileprivate func starts(after fired: Int) -> Bool {
+        let taken = asked.exchange(-1, ordering: .acquiringAndReleasing)
+        return taken >= 0 && taken == fired
+    }
 }
 
 /// Lines of a message as the session takes them: dot-unstuffed, each ending in CRLF (one that ended in a bare
 /// LF too, as Postfix's `smtpd_forbid_bare_newline = normalize` reads it), how many they were, and what
 /// refuses the message when a line does (its bytes are then left out).
 struct SMTPMessageText: Sendable, Equatable {
-    enum Refusal: Sendable, Equatable {
-        case bareCR
-        case tooLong
+    /// The first line that refuses the message, and how many lines and bytes came before it in this text (the
+    /// session judges those first, as it would line by line).
+    struct Refusal: Sendable, Equatable {
+        enum Kind: Sendable, Equatable {
+            case bareCR
+            case tooLong
+        }
+
+        var kind: Kind
+        var linesBefore: Int
+        var bytesBefore: Int
     }
 
     var bytes: ByteBuffer
@@ -82,8 +95,11 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
     private var discarding = false
     /// While discarding: whether the last byte dropped was a CR.
     private var droppedCR = false
-    /// While reading message text: the last line ended in a bare LF.
+    /// Reading a message's text (see ``SMTPDataMode``), and whether its last line ended in a bare LF.
+    private var readingMessage = false
     private var afterBareLF = false
+    /// Elements handed on so far.
+    private var fired = 0
 
     init(limit: Int, dataMode: SMTPDataMode? = nil) {
         self.limit = limit
@@ -91,7 +107,8 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if let dataMode, dataMode.isReading { return decodeMessageText(context: context, buffer: &buffer, mode: dataMode) }
+        if let dataMode, !readingMessage, dataMode.starts(after: fired) { readingMessage = true }
+        if readingMessage { return decodeMessageText(context: context, buffer: &buffer) }
         guard let end = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
             if buffer.readableBytes > limit {
                 droppedCR = buffer.readableBytesView.last == UInt8(ascii: "\r")
@@ -108,12 +125,12 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
         if discarding || line.count > limit {
             discarding = false
             droppedCR = false
-            context.fireChannelRead(wrapInboundOut(.tooLong(endedInCRLF: endedInCRLF)))
+            fire(.tooLong(endedInCRLF: endedInCRLF), context)
         } else {
             let text = String(decoding: line, as: UTF8.self)
             let read: SMTPLine = line.contains(UInt8(ascii: "\r")) ? .bareCR(text, endedInCRLF: endedInCRLF)
                 : endedInCRLF ? .text(text) : .bareLF(text)
-            context.fireChannelRead(wrapInboundOut(read))
+            fire(read, context)
         }
         return .continue
     }
@@ -121,7 +138,12 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
     /// Message text: every whole line in `buffer` at once, its bytes copied in runs (a line that is neither
     /// dot-stuffed nor ended in a bare LF is copied as it is), up to the `.` line that ends the message, which
     /// is handed on as ``SMTPLine/text(_:)`` once the mode is off again (what follows is read as commands).
-    private mutating func decodeMessageText(context: ChannelHandlerContext, buffer: inout ByteBuffer, mode: SMTPDataMode) -> DecodingState {
+    private mutating func fire(_ line: SMTPLine, _ context: ChannelHandlerContext) {
+        fired += 1
+        context.fireChannelRead(wrapInboundOut(line))
+    }
+
+    private mutating func decodeMessageText(context: ChannelHandlerContext, buffer: inout ByteBuffer) -> DecodingState {
         var text = SMTPMessageText(bytes: context.channel.allocator.buffer(capacity: buffer.readableBytes), endedInBareLF: afterBareLF)
         var ended = false
         let consumed = buffer.withUnsafeReadableBytes { bytes -> Int in
@@ -147,7 +169,8 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
                 if tooLong || bareCR || stuffed || !endedInCRLF {
                     copy(run..<start)
                     if tooLong || bareCR {
-                        text.refusal = text.refusal ?? (tooLong ? .tooLong : .bareCR)
+                        text.refusal = text.refusal ?? .init(kind: tooLong ? .tooLong : .bareCR, linesBefore: text.lines - 1,
+                                                             bytesBefore: text.bytes.readableBytes)
                     } else {
                         copy((stuffed ? start + 1 : start)..<contentEnd)
                         if text.refusal == nil { text.bytes.writeBytes([0x0D, 0x0A]) }
@@ -162,11 +185,10 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
         }
         buffer.moveReaderIndex(forwardBy: consumed)
         text.endedInBareLF = afterBareLF
-        if text.lines > 0 { context.fireChannelRead(wrapInboundOut(.messageText(text))) }
+        if text.lines > 0 { fire(.messageText(text), context) }
         if ended {
-            mode.end()
-            afterBareLF = false
-            context.fireChannelRead(wrapInboundOut(.text(".")))
+            (readingMessage, afterBareLF) = (false, false)
+            fire(.text("."), context)
             return .continue
         }
         // A line longer than the limit is dropped as it comes, as between commands.

@@ -86,7 +86,9 @@ final class SMTPListener: Service {
             }
             var session = SMTPSession(relay: provider, limits: limits)
             try await outbound.write(ByteBuffer(string: session.greeting + "\r\n"))
+            var taken = 0
             for try await line in inbound {
+                taken += 1
                 var response: SMTPSession.Response
                 // A message the relay took is acknowledged only once it is saved (a state file or a
                 // shared store, where the line is handled while this server holds the world).
@@ -106,7 +108,7 @@ final class SMTPListener: Service {
                         defer { provider.world.requestEnded(ticket) }
                         response = session.handle(line)
                         try await provider.world.waitUntilSaved(ticket)
-                        if session.readsMessage { connection.dataMode.begin() }
+                        if session.readsMessage { connection.dataMode.begin(after: taken) }
                     }
                 } catch {
                     // The store's insides (its address, the driver's words) go to the log, not to the sender.

@@ -165,11 +165,13 @@ struct SMTPSession {
         case .bareCR: refuse(Self.bareCRRefusal, lines: 1)
         case .tooLong: refuse(Self.tooLongRefusal, lines: 1)
         case let .messageText(text):
-            if let refusal = text.refusal {
-                refuse(refusal == .bareCR ? Self.bareCRRefusal : Self.tooLongRefusal, lines: text.lines)
-            } else {
+            guard let refusal = text.refusal else {
                 append(lines: text.lines, bytes: text.bytes.readableBytes) { $0 += text.bytes.readableBytesView }
+                break
             }
+            // What came before the refusing line is judged first (it may be over a limit already), as line by line.
+            append(lines: refusal.linesBefore, bytes: refusal.bytesBefore) { $0 += text.bytes.readableBytesView }
+            refuse(refusal.kind == .bareCR ? Self.bareCRRefusal : Self.tooLongRefusal, lines: text.lines - refusal.linesBefore)
         }
         return Response()
     }
