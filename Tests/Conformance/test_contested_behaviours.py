@@ -10,9 +10,10 @@ import requests
 from appleid import ROOT, authorize_url, client_secret, exchange, sign_in, user_field, verify_with_pyjwt
 from server_process import serving
 from test_notifications import advance, deliveries, freeze_clock, notify, receiving, register, wait_for
+from test_transfer import TEAM_B as OTHER_TEAM, secret
 
 GRANT_ENDED = {"error": "invalid_grant", "error_description": "The token has expired or has been revoked."}
-OTHER_TEAM, OTHER_KEY = "OTHERTEAM1", "OTHERKEY01"
+OTHER_KEY = "OTHERKEY01"
 SECOND_CLIENT = "com.example.second.web"  # the sending team's client in an app group that stays
 KNOBS = """settings: {refreshTokenRevocation: token, pkce: ignore}
 errors: {userMigrationInfoAfterTransfer: invalidClient}
@@ -101,23 +102,16 @@ def test_what_revoking_one_token_ends(server):
         assert "consentRevoked" in kinds and "tokenRevoked" not in kinds
 
 
-def team_secret(base_url, team, client_id):
-    if team == OTHER_TEAM:
-        key = (ROOT / "Keys" / f"AuthKey_{OTHER_KEY}.p8").read_text()
-        return client_secret(base_url, client_id, key=key, claims={"iss": OTHER_TEAM}, headers={"kid": OTHER_KEY})
-    return client_secret(base_url, client_id)
-
-
 def test_the_sending_teams_migration_call_right_after_a_transfer(server):
     base_url, knobs = server
     sub = verify_with_pyjwt(base_url, tokens(base_url, "john")["id_token"])["sub"]
     token = requests.post(f"{base_url}/auth/token", timeout=10, data={
         "grant_type": "client_credentials", "scope": "user.migration", "client_id": SECOND_CLIENT,
-        "client_secret": team_secret(base_url, "MOCKTEAM01", SECOND_CLIENT)}).json()["access_token"]
+        "client_secret": secret(base_url, "MOCKTEAM01", SECOND_CLIENT)}).json()["access_token"]
 
     def migration():
         return requests.post(f"{base_url}/auth/usermigrationinfo", headers={"Authorization": f"Bearer {token}"}, timeout=10, data={
-            "client_id": SECOND_CLIENT, "client_secret": team_secret(base_url, "MOCKTEAM01", SECOND_CLIENT), "sub": sub,
+            "client_id": SECOND_CLIENT, "client_secret": secret(base_url, "MOCKTEAM01", SECOND_CLIENT), "sub": sub,
             "target": OTHER_TEAM})
 
     before = migration()

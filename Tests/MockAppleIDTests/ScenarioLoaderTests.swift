@@ -127,6 +127,10 @@ struct ScenarioLoaderTests {
         ("relay:\n  inboxCapacity: 0\n", "relay.inboxCapacity"),
         ("relay:\n  senderRejection: go away\n", "relay.senderRejection"),
         ("relay:\n  colour: red\n", "relay.colour"),
+        ("relay:\n  addressDomain: icloud.com\n", "relay.addressDomain"),
+        ("settings:\n  refreshTokenRevocation: everything\n", "settings.refreshTokenRevocation"),
+        ("settings:\n  pkce: true\n", "settings.pkce"),
+        ("errors:\n  userMigrationInfoAfterTransfer: invalid_client\n", "errors.userMigrationInfoAfterTransfer"),
     ])
     func relayKnobs(_ section: String, _ keyPath: String) throws {
         let error = try #require(failure(section + Self.minimal), "\(section) should fail")

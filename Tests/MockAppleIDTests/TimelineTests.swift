@@ -82,6 +82,8 @@ struct TimelineTests {
         ("  - {do: sendMail, from: a@example.com, to: x@privaterelay.appleid.com, persona: jane}", "give to: an address, or persona:"),
         ("  - {do: setEmailSources, team: MOCKTEAM01, sources: example.com}", "expected a list"),
         ("  - {do: transferApp, app: com.example.app}", "missing required key \"to\""),
+        ("  - {do: setRelayDomain, domain: icloud.com}", "is not one of"),
+        ("  - {do: setRelayDomain}", "missing required key \"domain\""),
         ("  - {do: userMigration, target: OTHERTEAM1, transferSub: x}", "not both"),
         ("  - {do: sendMail, from: a@example.com, to: x@y, expect: {smtpReply: \"\"}}", "must not be empty"),
     ])
