@@ -365,7 +365,9 @@ def test_a_line_dense_message_costs_little_and_apples_endpoints_do_not_wait(make
         message = make(relay_load.relay_address(base_url), lines)
         taken = relay_load.take(base_url, smtp_port(base_url), base_url.process.pid, message, idle_seconds=0.5)
     assert taken["reply"].startswith(says), taken
-    assert taken["seconds"] < 10 and taken["cpu"] < 10, taken  # minutes of CPU before, for five million lines
+    # Minutes before (386 s for the five million empty lines, in this debug build). The bound leaves room for CI, where
+    # the debug server shares two cores with the portable binary's release build: 999,000 boundary lines took 10 s there.
+    assert taken["seconds"] < 30 and taken["cpu"] < 20, taken
     assert taken["max_ms"] < 1000, taken
 
 
