@@ -43,6 +43,31 @@ public struct AppleSide: Sendable {
         return url
     }
 
+    /// What an audit changes in the world for its cases, besides consents and grants: the signing keys and the app
+    /// groups' notification URLs, as they were before it.
+    struct Settings: Sendable {
+        let keys: KeyRing
+        let notificationURLs: [String: String?]
+    }
+
+    /// The signing keys and notification URLs now, to be put back by ``restore(_:)``.
+    func settings() -> Settings {
+        Settings(keys: provider.keyRing(), notificationURLs: provider.directory.groups.mapValues(\.notificationURL))
+    }
+
+    /// Puts back what ``settings()`` saw: the key that signed then signs again, the keys published since are
+    /// retired, and each app group has its notification URL again. A world the audit leaves is as it found it in
+    /// these, so one server can be audited again and again (at most ``KeyRing/capacity`` keys are published).
+    func restore(_ settings: Settings) {
+        let kept = Set(settings.keys.published.map(\.kid))
+        try? provider.changeKeys(.activate(kid: settings.keys.activeKID))
+        for key in provider.keyRing().published where !kept.contains(key.kid) { try? provider.changeKeys(.retire(kid: key.kid)) }
+        let groups = provider.directory.groups
+        for (groupID, url) in settings.notificationURLs where groups[groupID].map({ $0.notificationURL != url }) ?? false {
+            _ = try? provider.setNotificationURL(url, app: groupID)
+        }
+    }
+
     /// Queues `kind` for the next matching request (every one while `count` is nil).
     func queue(_ kind: Fault.Kind, clientID: String?, count: Int? = 1) {
         _ = try? provider.queueFault(Fault(kind, clientID: clientID, count: count))

@@ -84,6 +84,9 @@ public enum Audit {
         let pins: [String: String]
         if let checked = configuration.pins { pins = checked } else { pins = try await checkTargets(configuration) }
         let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins)
+        // The keys and notification URLs are put back however the audit ends.
+        let settings = apple.settings()
+        defer { apple.restore(settings) }
         do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")

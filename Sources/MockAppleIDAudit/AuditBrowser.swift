@@ -46,6 +46,11 @@ final class AuditBrowser: Sendable {
         /// The final page's status; nil when it did not end on a page.
         var finalStatus: Int? { if case let .page(status, _) = end { return status } else { return nil } }
         var finalBody: String { if case let .page(_, body) = end { return body } else { return "" } }
+        /// The final page's path; nil when it did not end on a page.
+        var finalPath: String? {
+            guard case .page = end, let url = hops.last?.url else { return nil }
+            return url.path.isEmpty ? "/" : url.path
+        }
 
         /// The hops, one line each (`POST /callback → 302 /`).
         var summary: String {

@@ -7,6 +7,14 @@ extension AuditCase {
     /// The case's rule: what Apple's side does, what the relying party must do, and the reference.
     public var rule: Rule {
         switch self {
+        case .idTokenUnvalidated: return refuse("the front-channel id_token has a broken signature and names another person; the token endpoint's is honest",
+                                                "validate the id_token it asks for, or ask for response_type=code (an id_token it ignores is a should: "
+                                                + "a WARN; signing in the person it names is a FAIL)",
+                                                "OpenID Connect Core 1.0 section 3.3.2.12 (hybrid flow: ID token validation)")
+        case .idTokenNonceNotSent: return Rule(appleSide: "nothing unusual: the honest sign-in's authorize request is judged",
+                                               expectation: .ask, rpMust: "send a nonce when it asks for response_type=code id_token "
+                                               + "(a should when it never reads that id_token)", missIsWarning: false,
+                                               reference: "OpenID Connect Core 1.0 section 3.3.2.11 (hybrid flow: nonce is required)")
         case .idTokenSignature: return refuse("the front-channel id_token's signature does not verify", "check the signature", Self.idTokenValidation)
         case .idTokenForeignKey: return refuse("the front-channel id_token is signed by a key that /auth/keys does not publish, under the kid of one that it does",
                                                "check the signature against the published key", Self.idTokenValidation)
@@ -64,6 +72,8 @@ extension AuditCase {
                                             "Apple: Incorporating Sign in with Apple into other platforms (errors)")
         case .callbackUserEmailMismatch: return accept("the form_post's user JSON names another email than the id_token",
                                                        "sign in with the id_token's email, never the user JSON's", Self.userJSON)
+        case .callbackUserEmailOnly: return accept("a person with no email signs in: the id_token has no email and the form_post's user JSON names one",
+                                                   "never take the user JSON's email as the person's (verified) email", Self.userJSON)
         case .callbackUserOnReturn: return accept("a returning sign-in carries a user JSON (Apple sends it on the first consent only)",
                                                   "sign the person in", Self.userJSON)
         case .callbackNoEmail: return accept("the person shares no email: the id_token has none and the user JSON no email",

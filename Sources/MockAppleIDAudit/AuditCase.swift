@@ -4,7 +4,10 @@
 ///
 /// Cases run in this order; the key cases come last, since the new signing keys they make stay.
 public enum AuditCase: String, CaseIterable, Sendable, Codable {
-    // The identity token delivered with the code (`response_type=code id_token`).
+    // The identity token delivered with the code (`response_type=code id_token`): first how the relying party uses
+    // it at all, then that token broken one way per case.
+    case idTokenUnvalidated = "id_token.unvalidated"
+    case idTokenNonceNotSent = "id_token.nonce_not_sent"
     case idTokenSignature = "id_token.signature"
     case idTokenForeignKey = "id_token.foreign_key"
     case idTokenAlgNone = "id_token.alg_none"
@@ -40,6 +43,7 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case callbackReplay = "callback.replay"
     case callbackCancel = "callback.cancel"
     case callbackUserEmailMismatch = "callback.user_email_mismatch"
+    case callbackUserEmailOnly = "callback.user_email_only"
     case callbackUserOnReturn = "callback.user_on_return"
     case callbackNoEmail = "callback.no_email"
     case callbackRelayEmail = "callback.relay_email"
@@ -71,6 +75,13 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     /// The stable id (`id_token.signature`).
     public var id: String { rawValue }
 
+    /// Whether the case is judged by how the relying party uses the identity token that comes with the code
+    /// (the learning step's front-channel probe): a relying party that never reads that token cannot be harmed
+    /// by it, and such cases are then judged once, as `id_token.unvalidated`.
+    var dependsOnFrontChannelUse: Bool {
+        id.hasPrefix("id_token.") || self == .tokenIDTokenSubjectMismatch || self == .callbackStringBooleans
+    }
+
     /// What the relying party is expected to do.
     public enum Expectation: String, Sendable, Codable {
         /// It must not sign the person in.
@@ -83,6 +94,8 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
         case ignore
         /// It should act on a notification: the signed-in session ends.
         case act
+        /// Its authorize request must ask for something (judged from the honest sign-in's request, not played).
+        case ask
     }
 
     /// What a case asks of the relying party, and how a miss is graded.

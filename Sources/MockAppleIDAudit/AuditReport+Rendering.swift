@@ -15,7 +15,8 @@ extension AuditReport {
             lines.append(indent + "expected: " + result.expected)
         }
         lines.append("")
-        lines.append("\(cases.count) cases: \(count(.pass)) PASS, \(count(.fail)) FAIL, \(count(.warn)) WARN, \(count(.skip)) SKIP")
+        lines.append("\(cases.count) cases: \(count(.pass)) PASS, \(count(.fail)) FAIL, \(count(.warn)) WARN, \(count(.skip)) SKIP"
+                     + (count(.inconclusive) > 0 ? ", \(count(.inconclusive)) INCONCLUSIVE" : ""))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -26,12 +27,12 @@ extension AuditReport {
         return (try? String(decoding: encoder.encode(self), as: UTF8.self)).map { $0 + "\n" } ?? "{}\n"
     }
 
-    /// A JUnit XML report: one test case per audit case; FAIL is a failure, WARN a passing test whose
-    /// output says WARN, SKIP skipped.
+    /// A JUnit XML report: one test case per audit case; FAIL is a failure, INCONCLUSIVE an error, WARN a
+    /// passing test whose output says WARN, SKIP skipped.
     public var junit: String {
         let failures = count(.fail)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuite name="mock-appleid audit" tests="\#(cases.count)" failures="\#(failures)" skipped="\#(count(.skip))">"# + "\n"
+        xml += #"<testsuite name="mock-appleid audit" tests="\#(cases.count)" failures="\#(failures)" errors="\#(count(.inconclusive))" skipped="\#(count(.skip))">"# + "\n"
         for result in cases {
             let group = result.id.split(separator: ".").first.map(String.init) ?? result.id
             xml += #"  <testcase classname="audit.\#(Self.escape(group))" name="\#(Self.escape(result.id))">"# + "\n"
@@ -42,6 +43,7 @@ extension AuditReport {
             case .skip: xml += #"    <skipped message="\#(Self.escape(result.seen))"/>"# + "\n"
             case .fail: xml += #"    <failure type="FAIL" message="\#(Self.escape(result.seen))">\#(detail)</failure>"# + "\n"
             case .warn: xml += "    <system-out>WARN: \(detail)</system-out>\n"
+            case .inconclusive: xml += #"    <error type="INCONCLUSIVE" message="\#(Self.escape(result.seen))">\#(detail)</error>"# + "\n"
             }
             xml += "  </testcase>\n"
         }

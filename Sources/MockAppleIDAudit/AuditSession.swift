@@ -105,13 +105,24 @@ struct AuditSession: Sendable {
         return SignedInCheck(status: status, body: page.finalBody, signedIn: success && shows)
     }
 
-    /// Delivers `fields`, then asks the signed-in page; the code exchanges made meanwhile are counted.
+    /// Delivers `fields`, then asks the signed-in page; the code exchanges made meanwhile are counted. An exchange
+    /// is journalled when it is answered: with `answersWithin` (a token endpoint that answers that many seconds
+    /// late), one the relying party gave up on before its answer is waited for until then.
     func observe(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt, needles: [String],
-                 dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> Observation {
+                 dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15), answersWithin: TimeInterval? = nil) async -> Observation {
         let mark = apple.journalMark()
+        let started = ContinuousClock.now
         let callback = await deliver(fields, of: delivery, jar: &attempt.jar, dwell: dwell, timeout: timeout)
         let check = await checkSignedIn(&attempt.jar, needles: needles)
-        return Observation(callback: callback, signedIn: check, exchanges: apple.codeExchanges(clientID: attempt.clientID, after: mark))
+        var exchanges = apple.codeExchanges(clientID: attempt.clientID, after: mark)
+        if let answersWithin, exchanges.isEmpty {
+            let deadline = started + .seconds(answersWithin + 2)
+            while exchanges.isEmpty, ContinuousClock.now < deadline, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                exchanges = apple.codeExchanges(clientID: attempt.clientID, after: mark)
+            }
+        }
+        return Observation(callback: callback, signedIn: check, exchanges: exchanges)
     }
 }
 

@@ -8,6 +8,10 @@ public enum Verdict: String, Sendable, Codable {
     case fail = "FAIL"
     /// The case does not apply to how this relying party signs in.
     case skip = "SKIP"
+    /// The audit cannot tell what the relying party did: it stopped on a 2xx page that is neither the signed-in
+    /// page nor where it ends a refused sign-in (a sign-up form, say), or its signed-in page does not show which
+    /// token it took. Counted apart, and it fails the audit as a FAIL does: nothing was shown to be safe.
+    case inconclusive = "INCONCLUSIVE"
 }
 
 /// One case's outcome: what was expected, what was seen, and the evidence.
@@ -48,8 +52,8 @@ public struct AuditReport: Sendable, Codable, Equatable {
         self.cases = cases
     }
 
-    /// Whether any case failed (the command's exit status is then 1).
-    public var hasFailures: Bool { cases.contains { $0.verdict == .fail } }
+    /// Whether any case failed or could not be told (the command's exit status is then 1).
+    public var hasFailures: Bool { cases.contains { $0.verdict == .fail || $0.verdict == .inconclusive } }
 
     /// How many cases ended with each verdict.
     public func count(_ verdict: Verdict) -> Int { cases.filter { $0.verdict == verdict }.count }

@@ -6,6 +6,8 @@ extension CaseRunner {
     static let slowPersonSeconds: TimeInterval = 180
     /// The email a forged `user` JSON names.
     static let forgedEmail = "audit.forged.address@example.net"
+    /// The email of the other person a front-channel id_token names in `id_token.sub_mismatch`.
+    static let otherPersonsEmail = "audit.other.person@example.net"
 
     /// Apple's form_post changed one way: its state, its `user` JSON, delivered twice or to another
     /// browser session, or for an unusual person (no email, a relay address).
@@ -13,7 +15,7 @@ extension CaseRunner {
         switch auditCase {
         case .callbackStateOtherSession: return try await playOtherSession()
         case .callbackReplay: return try await playReplay()
-        case .callbackNoEmail: return try await playNoEmail()
+        case .callbackNoEmail, .callbackUserEmailOnly: return try await playNoEmail(userJSONEmail: auditCase == .callbackUserEmailOnly)
         case .callbackRelayEmail: return try await playRelayEmail()
         default: break
         }
@@ -82,11 +84,17 @@ extension CaseRunner {
             return .judged(.warn, "keeps a session's id across sign-in (session fixation: rotate it when signing in), so a replay cannot be told apart")
         }
         let second = await session.observe(delivery.fields.pairs, of: delivery, attempt: &replay, needles: needles)
-        return .played(Played(observation: second, evidence: ["the first delivery signed the person in"]))
+        var played = Played(observation: second, evidence: ["the first delivery signed the person in"])
+        if second.exchanges.contains(where: { $0 != 200 }) {
+            played.cautionIfRefused = "did not sign in, but redeemed the code a second time and was stopped only by Apple's invalid_grant "
+                + "(make state single-use: forget it when the callback first uses it)"
+        }
+        return .played(played)
     }
 
-    /// A person who shares no email (a persona of the scenario without one).
-    private func playNoEmail() async throws(AuditFailure) -> Outcome {
+    /// A person who shares no email (a persona of the scenario without one), signing in for the first time; with
+    /// `userJSONEmail`, the form_post's `user` JSON names an email all the same.
+    private func playNoEmail(userJSONEmail: Bool) async throws(AuditFailure) -> Outcome {
         if learned.shows == .email, learned.anonymousPageAnswers2xx {
             return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
         }
@@ -96,9 +104,18 @@ extension CaseRunner {
         var attempt = try await session.begin()
         apple.forget(persona: person.id, clientID: attempt.clientID)
         let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
-        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+        var fields = delivery.fields.pairs
+        var evidence = ["persona \(person.id), who has no email, signing in for the first time"]
+        if userJSONEmail {
+            let name = JSONValue.object([("firstName", .string(person.firstName)), ("lastName", .string(person.lastName))])
+            fields = fields.replacing("user", with: JSONValue.object([("name", name), ("email", .string(Self.forgedEmail))]).serialized)
+            evidence.append("the user JSON names \(Self.forgedEmail)")
+        }
+        let observation = await session.observe(fields, of: delivery, attempt: &attempt,
                                                 needles: needles(persona: person.id, emails: [], clientID: attempt.clientID))
-        return .played(Played(observation: observation, evidence: ["persona \(person.id), who has no email"]))
+        var played = Played(observation: observation, evidence: evidence)
+        if userJSONEmail { (played.forbiddenEmail, played.pageShowsEmails) = (Self.forgedEmail, learned.showsEmail) }
+        return .played(played)
     }
 
     /// The person hides their email: the token carries a private relay address.

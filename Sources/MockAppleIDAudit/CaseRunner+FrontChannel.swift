@@ -9,6 +9,9 @@ extension CaseRunner {
         guard attempt.sendsFrontChannelToken else {
             return .skipped("the relying party asks for response_type=code: no identity token comes with the code")
         }
+        if auditCase == .idTokenNonce || auditCase == .idTokenNonceMissing, attempt.nonce == nil {
+            return .skipped("the relying party sends no nonce, so there is none to check (id_token.nonce_not_sent)")
+        }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         guard let token = delivery["id_token"], let claims = TokenForgery.claims(of: token) else {
             return .skipped("Apple's side sent no identity token with the code")
@@ -18,13 +21,46 @@ extension CaseRunner {
             throw AuditFailure("could not forge the token: \(error)")
         }
         let fields = delivery.fields.pairs.replacing("id_token", with: forged)
-        // A relying party that takes the broken token's person shows that person's sub.
-        let subjects = auditCase == .idTokenSubjectMismatch ? [TokenForgery.claims(of: forged)?["sub"]?.stringValue].compactMap { $0 } : []
+        // A relying party that takes the broken token's person shows that person's sub (or email).
+        let otherPerson = auditCase == .idTokenSubjectMismatch ? TokenForgery.claims(of: forged) : nil
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
-                                                needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID))
+                                                needles: needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
+                                                                 subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID))
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
-        let exchangeCounts = auditCase != .idTokenSubjectMismatch && auditCase != .callbackStringBooleans
-        return .played(Played(observation: observation, exchangeMeansAccepted: exchangeCounts))
+        var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch && auditCase != .callbackStringBooleans)
+        if let otherPerson {
+            switch learned.shows {
+            case .subject: (played.brokenTokensMark, played.honestTokensMark) = (otherPerson["sub"]?.stringValue, claims["sub"]?.stringValue)
+            case .email: (played.brokenTokensMark, played.honestTokensMark) = (otherPerson["email"]?.stringValue, claims["email"]?.stringValue)
+            case .nothing: played.whichTokenUntold = true
+            }
+        }
+        return .played(played)
+    }
+
+    /// How the relying party uses the front-channel id_token (the learning step's probe), and whether it sends the
+    /// nonce that token needs, judged once each rather than through every broken token.
+    func judgeFrontChannelUse(_ auditCase: AuditCase) -> Outcome {
+        let use = learned.frontChannel
+        if use == .notAsked { return .skipped("the relying party asks for response_type=code: no identity token comes with the code") }
+        if auditCase == .idTokenNonceNotSent {
+            if learned.request.first("nonce") != nil { return .judged(.pass, "sends a nonce with response_type=code id_token") }
+            return use == .ignored
+                ? .judged(.warn, "asks for response_type=code id_token without a nonce; it never reads that id_token, so nothing depends on it yet")
+                : .judged(.fail, "asks for response_type=code id_token without a nonce, and reads that id_token: a token captured elsewhere can be replayed")
+        }
+        let evidence = learned.frontChannelEvidence
+        switch use {
+        case .notAsked, .validated:
+            return .judged(.pass, "refused a front-channel id_token with a broken signature naming another person", evidence: evidence)
+        case .ignored:
+            return .judged(.warn, "signed the person in from the token endpoint's id_token and never validated the front-channel one it asks for "
+                           + "(no token it did not verify was trusted; ask for response_type=code, or validate it)", evidence: evidence)
+        case .trusted:
+            return .judged(.fail, "signed in the person a front-channel id_token with a broken signature named", evidence: evidence)
+        case let .unknown(reason):
+            return .judged(.inconclusive, reason, evidence: evidence)
+        }
     }
 
     private func forge(_ auditCase: AuditCase, _ claims: JSONValue, code: String, clientID: String) throws -> String {
@@ -48,7 +84,8 @@ extension CaseRunner {
         case .idTokenNonceMissing: return try forgery.signed(claims.setting("nonce", nil))
         case .idTokenCodeHash: return try forgery.signed(claims.setting("c_hash", .string(TokenHash.of("not-the-code-" + code))))
         case .idTokenSubjectMismatch:
-            return try forgery.signed(claims.setting("sub", .string(IdentityTokenClaims.otherSubject(than: claims["sub"]?.stringValue ?? ""))))
+            let other = claims.setting("sub", .string(IdentityTokenClaims.otherSubject(than: claims["sub"]?.stringValue ?? "")))
+            return try forgery.signed(claims["email"] == nil ? other : other.setting("email", .string(Self.otherPersonsEmail)))
         case .callbackStringBooleans:
             var changed = claims
             for name in ["email_verified", "is_private_email"] {

@@ -14,20 +14,30 @@ struct CaseRunner: Sendable {
     enum Outcome: Sendable {
         /// The case does not apply, and why.
         case skipped(String)
-        /// Judged before the case's own observation could be made (what was seen says why).
-        case judged(Verdict, String)
+        /// Judged before the case's own observation could be made, or without one (what was seen says why).
+        case judged(Verdict, String, evidence: [String] = [])
         case played(Played)
     }
 
     /// One case's observation and how to read it.
     struct Played: Sendable {
         let observation: AuditSession.Observation
-        /// A code exchange after a broken front-channel token counts as accepting it.
-        var exchangeMeansAccepted = false
+        /// A code exchange after a broken front-channel token, when the relying party then refused, is a WARN
+        /// (it should validate that token before using the code).
+        var exchangeIsCaution = false
+        /// What a refusal that still needed Apple's side to stop it (a second redemption of a code) is: a WARN.
+        var cautionIfRefused: String?
         /// An email the signed-in page must not show, and the one it should show instead (without either
-        /// on the page, the case cannot be told).
+        /// on the page, the case cannot be told unless `pageShowsEmails`).
         var forbiddenEmail: String?
         var expectedEmail: String?
+        var pageShowsEmails = false
+        /// The `sub` (or email) the signed-in page shows when the relying party took the broken token's person,
+        /// and the one it shows when it took the token endpoint's: a case judged by which one it took.
+        var brokenTokensMark: String?
+        var honestTokensMark: String?
+        /// The page shows neither `sub` nor email, so which of two tokens naming different people was taken is untold.
+        var whichTokenUntold = false
         /// A miss is a WARN whatever the case's rule says (how this relying party signs in makes it a should).
         var missIsWarning = false
         var evidence: [String] = []
@@ -37,13 +47,18 @@ struct CaseRunner: Sendable {
     /// cannot be played (the relying party stopped answering its start URL) stops the audit.
     func run(_ auditCase: AuditCase) async throws(AuditFailure) -> CaseResult {
         defer { apple.clearFaults() }
-        do { return Judge.judge(auditCase, try await play(auditCase)) } catch {
+        do { return Judge(learned: learned).judge(auditCase, try await play(auditCase)) } catch {
             throw AuditFailure("\(auditCase.id) could not be played: \(error.description)")
         }
     }
 
     private func play(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        if auditCase.dependsOnFrontChannelUse, learned.frontChannel == .ignored, auditCase != .idTokenUnvalidated, auditCase != .idTokenNonceNotSent {
+            return .skipped("the relying party never reads the front-channel id_token (id_token.unvalidated): it signs in from the token endpoint's, "
+                            + "which the token_id_token cases judge")
+        }
         switch auditCase {
+        case .idTokenUnvalidated, .idTokenNonceNotSent: return judgeFrontChannelUse(auditCase)
         case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer,
              .idTokenAudience, .idTokenAudienceArray, .idTokenExpired, .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing,
              .idTokenCodeHash, .idTokenSubjectMismatch, .callbackStringBooleans:
@@ -65,7 +80,7 @@ struct CaseRunner: Sendable {
         case .tokenServerError: return try await playTokenFault(.tokenServerError(status: 503))
         case .tokenSlow: return try await playTokenFault(.tokenDelay(seconds: 10), timeout: .seconds(60))
         case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .callbackReplay, .callbackCancel,
-             .callbackUserEmailMismatch, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson:
+             .callbackUserEmailMismatch, .callbackUserEmailOnly, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson:
             return try await playCallback(auditCase)
         case .nativeSignature, .nativeAudience, .nativeExpired, .nativeNonce, .nativeOtherTeam:
             return try await playNative(auditCase)
@@ -112,9 +127,11 @@ struct CaseRunner: Sendable {
         apple.queue(fault, clientID: attempt.clientID, count: nil)
         let subjects = fault == .idToken(.otherSubject)
             ? [apple.subject(persona: persona, clientID: attempt.clientID).map(IdentityTokenClaims.otherSubject(than:))].compactMap { $0 } : []
+        var answersWithin: TimeInterval?
+        if case let .tokenDelay(seconds) = fault { answersWithin = seconds }
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID),
-                                                timeout: timeout)
+                                                timeout: timeout, answersWithin: answersWithin)
         return .played(Played(observation: observation))
     }
 

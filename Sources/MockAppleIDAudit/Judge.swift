@@ -1,19 +1,25 @@
 import Foundation
 
-/// Turns what the relying party did in a case into a verdict, with the evidence for it.
-enum Judge {
+/// Turns what the relying party did in a case into a verdict, with the evidence for it, against what the learning
+/// step found.
+struct Judge {
     /// Cases where the relying party should also answer without a 5xx of its own.
     private static let answersCleanly: Set<AuditCase> = [.callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow]
+    /// Cases where Apple's side itself fails, so a gateway's answer (502 bad gateway, 503 unavailable, 504 timed
+    /// out) is what the relying party should give; an unhandled 500 is not.
+    private static let gatewayAnswersAreClean: Set<AuditCase> = [.tokenServerError, .tokenSlow]
 
-    static func judge(_ auditCase: AuditCase, _ outcome: CaseRunner.Outcome) -> CaseResult {
+    let learned: Learned
+
+    func judge(_ auditCase: AuditCase, _ outcome: CaseRunner.Outcome) -> CaseResult {
         let rule = auditCase.rule
         let expected = rule.rpMust
         let played: CaseRunner.Played
         switch outcome {
         case let .skipped(reason):
             return CaseResult(id: auditCase.id, verdict: .skip, appleSide: rule.appleSide, expected: expected, seen: reason, evidence: [])
-        case let .judged(verdict, seen):
-            return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: [])
+        case let .judged(verdict, seen, evidence):
+            return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: evidence)
         case let .played(value):
             played = value
         }
@@ -32,39 +38,59 @@ enum Judge {
         }
 
         let signedIn = observation.signedIn.signedIn
-        let exchanged = played.exchangeMeansAccepted && observation.exchanges.contains(200)
-        let serverError = observation.callback.hops.contains { $0.status >= 500 }
+        let body = observation.signedIn.body
+        let exchanged = played.exchangeIsCaution && observation.exchanges.contains(200)
+        let unfinished = learned.endings.unfinished(observation.callback)
+        let gatewayStatuses = Self.gatewayAnswersAreClean.contains(auditCase) ? 502...504 : 0...0
+        let serverError = observation.callback.hops.first { $0.status >= 500 && !gatewayStatuses.contains($0.status) }?.status
+        let gatewayAnswer = observation.callback.hops.first { gatewayStatuses.contains($0.status) }.map { ", and answered \($0.status) as a gateway should" } ?? ""
         let timedOut: Bool = { if case .timedOut = observation.callback.end { return true } else { return false } }()
         let dropped: Bool = { if case .failed = observation.callback.end { return true } else { return false } }()
-        let unclean = answersCleanly.contains(auditCase) && (serverError || timedOut || dropped)
+        let unclean = Self.answersCleanly.contains(auditCase) && (serverError != nil || timedOut || dropped)
         let uncleanText = timedOut ? "its callback did not answer in time"
-            : dropped ? "its callback dropped the connection" : "its callback answered a 5xx"
+            : dropped ? "its callback dropped the connection" : "its callback answered \(serverError.map(Self.describe) ?? "a 5xx")"
 
         let verdict: Verdict
         let seen: String
         switch rule.expectation {
-        case .refuse:
-            if signedIn || exchanged {
-                verdict = rule.missIsWarning || played.missIsWarning ? .warn : .fail
-                seen = signedIn ? "signed the person in" : "exchanged the code after receiving the broken token"
+        case .refuse, .ask:
+            let miss: Verdict = rule.missIsWarning || played.missIsWarning ? .warn : .fail
+            if signedIn, let broken = played.brokenTokensMark, body.contains(broken) {
+                (verdict, seen) = (miss, "signed in the person the broken token named")
+            } else if signedIn, played.honestTokensMark != nil {
+                (verdict, seen) = (.warn, "signed in the token endpoint's person without checking that both tokens name the same one")
+            } else if signedIn, played.whichTokenUntold {
+                (verdict, seen) = (.inconclusive, "signed a person in, but its signed-in page shows neither sub nor email, so whose token it took cannot be told")
+            } else if signedIn {
+                (verdict, seen) = (miss, "signed the person in")
+            } else if exchanged {
+                (verdict, seen) = (.warn, "did not sign in, but exchanged the code after receiving the broken token "
+                                   + "(validate the front-channel id_token before using the code: OpenID Connect Core 1.0 section 3.3.2.8)")
+            } else if let unfinished {
+                (verdict, seen) = (.inconclusive, "signed no one in, but " + unfinished)
+            } else if let caution = played.cautionIfRefused {
+                (verdict, seen) = (.warn, caution)
             } else if unclean {
                 verdict = .warn
                 seen = "did not sign in, but \(uncleanText)"
             } else {
                 verdict = .pass
-                seen = "did not sign in"
+                seen = "did not sign in" + gatewayAnswer
             }
         case .accept:
-            let body = observation.signedIn.body
             if let forbidden = played.forbiddenEmail, body.contains(forbidden) {
                 verdict = .fail
-                seen = "signed the person in with the user JSON's email, not the token's"
-            } else if signedIn, played.forbiddenEmail != nil, !(played.expectedEmail.map(body.contains) ?? false) {
+                seen = played.expectedEmail == nil ? "signed the person in with the user JSON's email, though the token has none"
+                    : "signed the person in with the user JSON's email, not the token's"
+            } else if signedIn, played.forbiddenEmail != nil, !played.pageShowsEmails, !(played.expectedEmail.map(body.contains) ?? false) {
                 verdict = .skip
                 seen = "signed the person in, but its signed-in page shows no email, so which one it took cannot be told"
             } else if signedIn {
                 verdict = .pass
                 seen = "signed the person in"
+            } else if let unfinished {
+                verdict = .inconclusive
+                seen = "did not finish signing in: it " + unfinished
             } else {
                 verdict = .fail
                 seen = observation.callback.hops.first.map { "did not sign in (its callback answered \($0.status))" } ?? "did not sign in"
@@ -98,15 +124,29 @@ enum Judge {
             if signedIn {
                 verdict = .pass
                 seen = "signed the person in when the answer came"
+            } else if let unfinished {
+                verdict = .inconclusive
+                seen = "did not finish signing in: it " + unfinished
             } else if unclean {
                 verdict = .warn
                 seen = "did not sign in, and \(uncleanText)"
             } else {
                 verdict = .pass
-                seen = "refused cleanly"
+                seen = "refused cleanly" + gatewayAnswer
             }
         }
         return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: evidence)
+    }
+}
+
+extension Judge {
+    /// A 5xx status as what it says of the relying party: an unhandled error, or a gateway's deliberate answer.
+    static func describe(_ status: Int) -> String {
+        switch status {
+        case 500: return "500 (an unhandled error)"
+        case 502...504: return "\(status) (a gateway's answer, for a failure that is not Apple's)"
+        default: return String(status)
+        }
     }
 }
 

@@ -13,9 +13,42 @@ struct Learned: Sendable {
     let exchangesCode: Bool
     /// Whether the signed-in page answers 2xx to a browser with no session (then only what it shows tells).
     let anonymousPageAnswers2xx: Bool
+    /// Whether the signed-in page showed the person's email (whatever else it showed).
+    let showsEmail: Bool
+    /// The pages a sign-in ends on: where it tells a refusal from a sign-in that stopped half-way.
+    let endings: Endings
+    /// How the relying party uses the identity token that comes with the code.
+    let frontChannel: FrontChannelUse
+    /// What the front-channel probe saw.
+    let frontChannelEvidence: [String]
     let summary: [String]
 
     enum Shows: Sendable { case subject, email, nothing }
+
+    /// The pages a sign-in ends on, besides the signed-in page.
+    struct Endings: Sendable {
+        /// The paths of the 2xx pages a refused sign-in may end on: where the cancelled sign-in ended, the start
+        /// page's and the site's root.
+        let refusalPaths: Set<String>
+        /// The signed-in page's path.
+        let signedInPath: String
+
+        init(configuration: AuditConfiguration, cancelled: AuditBrowser.Navigation) {
+            signedInPath = Self.path(configuration.signedInURL)
+            refusalPaths = Set([cancelled.finalPath, Self.path(configuration.startURL), "/"].compactMap { $0 }).subtracting([signedInPath])
+        }
+
+        /// Where a callback that signed no one in stopped, when that is a 2xx page that is neither the signed-in page
+        /// nor one a refused sign-in ends on (a sign-up form, say): then it is not a refusal, and the case cannot be told.
+        func unfinished(_ callback: AuditBrowser.Navigation) -> String? {
+            guard let status = callback.finalStatus, (200...299).contains(status), let path = callback.finalPath,
+                  path != signedInPath, !refusalPaths.contains(path) else { return nil }
+            let text = PageText.excerpt(callback.finalBody).map { ": \($0)" } ?? ""
+            return "stopped at a \(status) page at \(path), which is neither the signed-in page nor where it ends a refused sign-in\(text)"
+        }
+
+        private static func path(_ url: URL) -> String { url.path.isEmpty ? "/" : url.path }
+    }
 }
 
 /// The learning step: one honest sign-in, which must succeed (or the audit explains why it did not and
@@ -50,6 +83,13 @@ enum LearningStep {
         var cancelled = try await session.begin()
         let cancelDelivery = try session.answer(cancelled, as: .cancel)
         let cancel = await session.observe(cancelDelivery.fields.pairs, of: cancelDelivery, attempt: &cancelled, needles: [])
+        let endings = Learned.Endings(configuration: session.configuration, cancelled: cancel.callback)
+        let probe: (use: FrontChannelUse, evidence: [String])
+        if session.configuration.cases.contains(where: \.dependsOnFrontChannelUse) {
+            probe = try await session.probeFrontChannel(shows: shows, unfinished: endings.unfinished)
+        } else {
+            probe = (attempt.sendsFrontChannelToken ? .unknown("not probed: no selected case depends on it") : .notAsked, [])
+        }
 
         let showing: String
         switch shows {
@@ -63,12 +103,22 @@ enum LearningStep {
             "honest sign-in: \(honest.callback.summary); signed-in page \(honest.signedIn.status ?? 0): \(showing)",
             "cancelled sign-in: \(cancel.callback.summary); signed-in page \(cancel.signedIn.status ?? 0)",
         ]
+        switch probe.use {
+        case .notAsked: break
+        case .validated: summary.append("front-channel id_token: it refused one with a broken signature naming another person, so it validates it")
+        case .ignored: summary.append("front-channel id_token: it signed the token endpoint's person in despite a broken one naming another person, "
+                                      + "so it never validates it (id_token.unvalidated)")
+        case .trusted: summary.append("front-channel id_token: it signed in the person a broken one named (id_token.unvalidated)")
+        case let .unknown(reason): summary.append("front-channel id_token: how it is used cannot be told: \(reason)")
+        }
         if let unrouted { summary.append("the scenario's notification URL \(unrouted) gets no notification from Apple's side during the audit") }
         if let native = session.configuration.native {
             summary.append(try await honestNative(native, session: session, webClientID: attempt.clientID))
         }
+        let email = email(session: session, token: delivery["id_token"])
         return Learned(request: request, shows: shows, exchangesCode: !honest.exchanges.isEmpty, anonymousPageAnswers2xx: before.signedIn,
-                       summary: summary)
+                       showsEmail: email.map(honest.signedIn.body.contains) ?? false, endings: endings, frontChannel: probe.use,
+                       frontChannelEvidence: probe.evidence, summary: summary)
     }
 
     /// An honest native sign-in, which the backend must accept (2xx).
@@ -84,9 +134,13 @@ enum LearningStep {
 
     private static func shows(_ body: String, session: AuditSession, clientID: String, token: String?) -> Learned.Shows {
         if let sub = session.apple.subject(persona: session.configuration.persona, clientID: clientID), body.contains(sub) { return .subject }
-        let email = token.flatMap(TokenForgery.claims(of:))?["email"]?.stringValue ?? session.apple.provider.persona(session.configuration.persona)?.email
-        if let email, body.contains(email) { return .email }
+        if let email = email(session: session, token: token), body.contains(email) { return .email }
         return .nothing
+    }
+
+    /// The person's email as the honest sign-in gave it: the front-channel token's, else the persona's.
+    private static func email(session: AuditSession, token: String?) -> String? {
+        token.flatMap(TokenForgery.claims(of:))?["email"]?.stringValue ?? session.apple.provider.persona(session.configuration.persona)?.email
     }
 
     private static func describe(_ request: FormParameters) -> String {

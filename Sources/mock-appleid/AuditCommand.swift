@@ -14,7 +14,7 @@ struct AuditCommand: AsyncParsableCommand {
         Starts a mock server (the built-in scenario, or --scenario) on --host and --port, which the relying party \
         must be configured with, or uses the running server at --server; follows --start in a browser of its own, \
         answers as Apple would, and judges each case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
-        no case FAILs, 1 when one does, 2 when the audit could not run.
+        no case FAILs or is INCONCLUSIVE, 1 when one is, 2 when the audit could not run.
         """)
 
     @Option(help: "The relying party's sign-in start URL (the link behind its Sign in with Apple button).")
@@ -145,6 +145,7 @@ enum AuditCaseList {
             case .acceptOrRefuse: must = "may accept or refuse"
             case .ignore: must = "must ignore it"
             case .act: must = "should act on it"
+            case .ask: must = "must ask"
             }
             lines.append("| `\(auditCase.id)` | \(rule.appleSide) | \(must): \(rule.rpMust) | \(rule.reference) |")
         }

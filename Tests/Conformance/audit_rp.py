@@ -1,6 +1,8 @@
 """A small Sign in with Apple relying party for the audit's tests (standard library and PyJWT).
 
-Correct by default; `--broken CHECK` leaves out exactly one check, `--cookie` chooses how the state cookie
+Correct by default; `--broken CHECK` leaves out exactly one check (or, as `front_channel`, never reads the
+identity token that comes with the code; as `signup`, asks a person whose `sub` is new and whose email is taken to
+sign up rather than comparing the two tokens' people), `--cookie` chooses how the state cookie
 is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
 `--misbehave` makes it answer badly; `--native-nonce sha256` is an iOS app that passes Apple the SHA-256 (hex) of the
 nonce it posts. It prints "ready PORT" once it listens.
@@ -30,12 +32,16 @@ KEY_ID = "MOCKKEY001"
 CLIENT_ID = "com.example.web"
 ISSUER = "https://appleid.apple.com"
 BUNDLE_ID = "com.example.app"
-BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "native_decode",
-                 "unsigned_notifications"]
+BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "user_email_fallback",
+                 "front_channel", "signup", "native_decode", "unsigned_notifications"]
 
 
 class Refused(Exception):
     """The sign-in is refused: answered with a 400 page, never a 5xx."""
+
+
+class SignUp(Exception):
+    """The sign-in stops at a sign-up form (a new person whose email an account has): no session yet."""
 
 
 class RelyingParty:
@@ -51,6 +57,8 @@ class RelyingParty:
         self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10)
         self.sessions: dict[str, dict] = {}
         self.redeemed: dict[str, dict] = {}
+        self.used_states: set[str] = set()
+        self.accounts: dict[str, str | None] = {}  # sub: email, for `signup`
         self.notified: set[str] = set()
         self.lock = threading.Lock()
 
@@ -70,9 +78,14 @@ class RelyingParty:
         state, _, nonce = cookies.get("rp_auth", "").partition(".")
         if self.broken != "state" and (not state or form.get("state") != state):
             raise Refused("state does not match")
+        if self.broken not in ("state", "replay"):
+            with self.lock:
+                if state in self.used_states:
+                    raise Refused("state already used")
+                self.used_states.add(state)
         code = form.get("code") or ""
         front = None
-        if self.flow == "hybrid":
+        if self.flow == "hybrid" and self.broken != "front_channel":
             front = self.verify(form.get("id_token") or "", nonce)
             if front.get("c_hash") != token_hash(code):
                 raise Refused("c_hash does not match the code")
@@ -81,12 +94,19 @@ class RelyingParty:
         else:
             claims = self.verify(self.exchange(code), nonce)
             self.redeemed[code] = claims
-        if front is not None and front["sub"] != claims["sub"]:
+        if front is not None and front["sub"] != claims["sub"] and self.broken != "signup":
             raise Refused("the two identity tokens name different people")
         email = claims.get("email")
         user = json.loads(form["user"]) if form.get("user") else {}
         if self.broken == "user_email" and user.get("email"):
             email = user["email"]
+        if self.broken == "user_email_fallback" and not email:
+            email = user.get("email")
+        if self.broken == "signup":
+            with self.lock:
+                if claims["sub"] not in self.accounts and email is not None and email in self.accounts.values():
+                    raise SignUp(email)
+                self.accounts[claims["sub"]] = email
         if claims.get("email_verified") not in (True, False, "true", "false", None):
             raise Refused("email_verified is neither a boolean nor its string")
         return self.open_session(claims["sub"], email)
@@ -234,6 +254,9 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
                 if misbehave == "foreign-return-url":
                     location = location.replace(urllib.parse.quote(rp.callback, safe=""), urllib.parse.quote(FOREIGN_RETURN_URL, safe=""))
                 self.answer(302, "", [("Location", location)] + [("Set-Cookie", cookie) for cookie in cookies])
+            elif path == "/signup":
+                self.answer(200, "<form method=post><p>An account uses this email. Choose a username to sign up:</p>"
+                                 "<input name=username></form>")
             elif path == "/me":
                 with rp.lock:
                     session = rp.sessions.get(self.cookies().get("rp_session", ""))
@@ -279,6 +302,8 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
                 session = rp.finish(form, self.cookies())
             except Refused as refusal:
                 return self.answer(400, f"<p>sign-in refused: {html.escape(str(refusal))}</p>", [clear])
+            except SignUp:
+                return self.answer(303, "", [("Location", "/signup"), clear])
             self.answer(303, "", [("Location", "/me"), clear, ("Set-Cookie", f"rp_session={session}; Path=/; HttpOnly; SameSite=Lax")])
 
     return Handler

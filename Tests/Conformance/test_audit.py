@@ -7,14 +7,11 @@ import concurrent.futures
 import contextlib
 import json
 import shutil
-import signal
 import pathlib
 import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
 import urllib.request
 
 import pytest
@@ -31,6 +28,8 @@ KEY = ROOT / "Keys" / "AuthKey_MOCKKEY001.p8"
 FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_none", "id_token.hs256_public_key",
                  "id_token.unknown_kid", "id_token.iss", "id_token.aud", "id_token.aud_array", "id_token.expired",
                  "id_token.iat_future", "id_token.nonce", "id_token.nonce_missing", "id_token.c_hash", "id_token.sub_mismatch"]
+# How the relying party uses the front-channel id_token at all, judged once each.
+FRONT_CHANNEL_USE = ["id_token.unvalidated", "id_token.nonce_not_sent"]
 
 NATIVE = ["native.signature", "native.aud", "native.expired", "native.nonce", "native.other_team"]
 NOTIFICATIONS = ["notifications.forged", "notifications.aud", "notifications.iss", "notifications.expired", "notifications.replay",
@@ -38,11 +37,22 @@ NOTIFICATIONS = ["notifications.forged", "notifications.aud", "notifications.iss
 # The sample audited without --native and --notifications.
 WITHOUT_BACKENDS = "code-flow"
 
-# Every sample relying party, and the verdicts that are not PASS in its audit.
+# Every sample relying party, and the verdicts that are not PASS in its audit. Where an earlier audit judged a sample
+# otherwise, its comment says how (the samples it never saw: what it said of them).
 SAMPLES = {
     "correct": ([], {}),
-    WITHOUT_BACKENDS: (["--flow", "code"], {**{case: "SKIP" for case in FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
+    WITHOUT_BACKENDS: (["--flow", "code"], {**{case: "SKIP" for case in FRONT_CHANNEL_USE + FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
                                             "callback.string_booleans": "SKIP", "token_id_token.sub_mismatch": "SKIP"}),
+    # It never reads the id_token that comes with the code and signs in from the token endpoint's, which it verifies:
+    # one WARN for the root cause. Before, all 14 front-channel cases and token_id_token.sub_mismatch FAILed or WARNed.
+    "ignores-the-front-channel": (["--broken", "front_channel"], {
+        "id_token.unvalidated": "WARN", **{case: "SKIP" for case in FRONT_CHANNEL},
+        "token_id_token.sub_mismatch": "SKIP", "callback.string_booleans": "SKIP"}),
+    # A new sub whose email an account has stops at a 200 sign-up page. Before: PASS for token_id_token.sub_mismatch
+    # (the signed-in page answered 401), FAIL for id_token.sub_mismatch (it signs in the token endpoint's person).
+    "stops-at-a-sign-up-page": (["--broken", "signup"], {"id_token.sub_mismatch": "WARN", "token_id_token.sub_mismatch": "INCONCLUSIVE"}),
+    # It takes the user JSON's email when the token has none (no case saw it before: every verdict was PASS).
+    "trusts-user-email-when-the-token-has-none": (["--broken", "user_email_fallback"], {"callback.user_email_only": "FAIL"}),
     "no-signature-check": (["--broken", "signature"], {
         "id_token.signature": "FAIL", "id_token.foreign_key": "FAIL", "id_token.alg_none": "FAIL",
         "id_token.hs256_public_key": "FAIL", "id_token.unknown_kid": "FAIL",
@@ -55,10 +65,11 @@ SAMPLES = {
                                            "token_id_token.aud_array": "FAIL"}),
     "no-nonce-check": (["--broken", "nonce"], {"id_token.nonce": "FAIL", "id_token.nonce_missing": "FAIL",
                                                "token_id_token.nonce": "FAIL", "token_id_token.nonce_missing": "FAIL"}),
-    "no-state-check": (["--broken", "state"], {"callback.state_missing": "FAIL", "callback.state_wrong": "FAIL"}),
+    # It redeems a replayed callback's code again, which only Apple's invalid_grant stops (before: PASS).
+    "no-state-check": (["--broken", "state"], {"callback.state_missing": "FAIL", "callback.state_wrong": "FAIL", "callback.replay": "WARN"}),
     "no-exp-check": (["--broken", "exp"], {"id_token.expired": "FAIL", "token_id_token.expired": "FAIL"}),
     "replays-codes": (["--broken", "replay"], {"callback.replay": "FAIL"}),
-    "trusts-user-email": (["--broken", "user_email"], {"callback.user_email_mismatch": "FAIL"}),
+    "trusts-user-email": (["--broken", "user_email"], {"callback.user_email_mismatch": "FAIL", "callback.user_email_only": "FAIL"}),
     "unmarked-state-cookie": (["--cookie", "unset"], {"cookies.slow_person": "FAIL"}),
     "native-backend-only-decodes": (["--broken", "native_decode"], {case: "FAIL" for case in NATIVE}),
     "unverified-notifications": (["--broken", "unsigned_notifications"], {case: "FAIL" for case in NOTIFICATIONS[:5]}),
@@ -174,7 +185,7 @@ def listed_cases() -> list[str]:
 def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, name):
     result, junit, port = audits[name]
     _, not_passing = SAMPLES[name]
-    assert result.returncode == (1 if "FAIL" in not_passing.values() else 0), result.stderr
+    assert result.returncode == (1 if {"FAIL", "INCONCLUSIVE"} & set(not_passing.values()) else 0), result.stderr
     report = json.loads(result.stdout)
     seen = [(case["id"], case["verdict"]) for case in report["cases"]]
     assert seen == [(case, not_passing.get(case, "PASS")) for case in listed_cases()]
@@ -184,6 +195,7 @@ def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, nam
     assert junit.count("<testcase ") == len(seen)
     assert junit.count("<failure ") == sum(verdict == "FAIL" for _, verdict in seen)
     assert junit.count("<skipped ") == sum(verdict == "SKIP" for _, verdict in seen)
+    assert junit.count('<error type="INCONCLUSIVE"') == sum(verdict == "INCONCLUSIVE" for _, verdict in seen)
     assert port_is_free(port), "the audit's server still listens after it exited"
 
 
@@ -209,118 +221,25 @@ def test_a_backend_whose_app_hashes_the_nonce_is_audited_with_native_nonce_sha25
     assert raw.returncode == 2 and "the iOS backend refused an honest identity token" in raw.stderr, raw.stderr
 
 
-def test_an_audit_through_a_running_server_explains_why_it_cannot_run():
-    port = free_port()
-    with relying_party(port, "--cookie", "lax") as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
-        lax = through(server, origin)
-        bad_case = through(server, origin, "--cases", "id_token.nothing")
-        own_scenario = through(server, origin, "--scenario", str(scenario))
-    assert lax.returncode == 2 and "withheld the relying party's cookie rp_auth (SameSite=Lax)" in lax.stderr, lax.stderr
-    assert bad_case.returncode == 2 and "no case matches id_token.nothing" in bad_case.stderr
-    assert own_scenario.returncode == 2 and "leave out --scenario, --host and --port" in own_scenario.stderr
-    unreachable = through(f"http://127.0.0.1:{free_port()}", "http://127.0.0.1:9")
-    assert unreachable.returncode == 2 and "cannot reach mock-appleid at" in unreachable.stderr
-
-
-def post_audit(server: str, body: dict, headers: dict | None = None):
-    """`POST /__admin/audit` with `body`; the streamed answer (urllib raises HTTPError for a refusal)."""
-    request = urllib.request.Request(f"{server}/__admin/audit", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", **(headers or {})})
-    return urllib.request.urlopen(request, timeout=60)
-
-
-def streamed(answer) -> list[dict]:
-    """The JSON objects of a streamed audit answer, read to its end (the empty keep-alive lines skipped)."""
-    return [json.loads(line) for line in answer.read().splitlines() if line.strip()]
-
-
-def test_one_audit_at_a_time_runs_against_a_world():
-    """While an audit streams its progress, a second one is refused with 409; the admin API checks the body first."""
-    port = free_port()
-    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
-        pages = {"start": f"{origin}/login", "signedIn": f"{origin}/me"}
-        for wrong, message in [({**pages, "case": ["callback.replay"]}, 'unknown field "case"'),
-                               ({**pages, "persona": "nobody"}, 'the scenario has no persona "nobody"'),
-                               ({**pages, "signedIn": "http://elsewhere.invalid/me"}, "--signed-in must be on the relying party's host"),
-                               ({**pages, "server": "not a url"}, "server must be this server's base URL")]:
-            with pytest.raises(urllib.error.HTTPError) as refused:
-                post_audit(server, wrong)
-            assert refused.value.code == 400 and message in json.loads(refused.value.read())["message"]
-        body = {**pages, "cases": ["callback.replay"]}
-        with post_audit(server, body) as running:
-            assert running.headers["Content-Type"] == "application/x-ndjson"
-            assert "progress" in json.loads(running.readline())
-            with pytest.raises(urllib.error.HTTPError) as busy:
-                post_audit(server, body)
-            assert busy.value.code == 409 and json.loads(busy.value.read())["error"] == "audit_running"
-            lines = streamed(running)
-        assert [case["verdict"] for case in lines[-1]["report"]["cases"]] == ["PASS"]
-
-
-def test_a_client_that_goes_away_stops_its_audit():
-    """A whole audit (more than 30 s) abandoned after its first line frees the world within about 5 s, as documented."""
-    port = free_port()
-    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
-        body = {"start": f"{origin}/login", "signedIn": f"{origin}/me"}
-        with post_audit(server, body) as abandoned:
-            assert "progress" in json.loads(abandoned.readline())
-        deadline = time.monotonic() + 6
-        while True:
-            try:
-                with post_audit(server, {**body, "cases": ["callback.replay"]}) as again:
-                    lines = streamed(again)
-                break
-            except urllib.error.HTTPError as error:
-                assert error.code == 409 and time.monotonic() < deadline, "the abandoned audit still holds the world"
-                time.sleep(0.2)
-        assert lines[-1]["report"]["cases"][0]["id"] == "callback.replay"
-
-
-def test_a_server_that_shuts_down_ends_its_audit_with_a_failure_line():
-    port = free_port()
-    with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server:
-        with post_audit(server, {"start": f"{origin}/login", "signedIn": f"{origin}/me"}) as running:
-            assert "progress" in json.loads(running.readline())
-            server.process.send_signal(signal.SIGINT)
-            lines = streamed(running)
-        assert lines[-1] == {"failure": "the server is shutting down; the audit stopped"}
-        assert server.process.wait(timeout=30) == 0
-
-
-def test_an_audit_through_a_server_with_an_admin_token_and_through_a_tenant():
-    port = free_port()
-    with relying_party(port) as (origin, scenario), \
-            serving("--scenario", str(scenario), "--port", str(port), "--admin-token", "audit-admin-token-0123") as server:
-        refused = through(server, origin, "--cases", "callback.state_*")
-        allowed = through(server, origin, "--cases", "callback.state_*", "--admin-token", "audit-admin-token-0123", "--format", "json")
-    assert refused.returncode == 2 and "401" in refused.stderr and "--admin-token" in refused.stderr, refused.stderr
-    assert allowed.returncode == 0, allowed.stderr
-    assert {case["verdict"] for case in json.loads(allowed.stdout)["cases"]} == {"PASS"}
-
-    port = free_port()
-    apple = f"http://127.0.0.1:{port}/t/job-a"
-    with sample_process(apple) as origin, tempfile.TemporaryDirectory() as folder, \
-            serving("--scenario", str(write_scenario(folder, origin)), "--port", str(port)) as server:
-        request = urllib.request.Request(f"{server}/__admin/tenants", data=json.dumps({"name": "job-a"}).encode(), method="POST",
-                                         headers={"Content-Type": "application/json"})
-        assert urllib.request.urlopen(request, timeout=10).status == 201
-        tenant = through(apple, origin, "--cases", "callback.state_*", "--format", "json")
-    assert tenant.returncode == 0, tenant.stderr
-    assert {case["verdict"] for case in json.loads(tenant.stdout)["cases"]} == {"PASS"}
+def documented_verdicts() -> dict:
+    """docs/audit.md's tables of sample relying parties and real libraries: each row's verdicts other than PASS."""
+    tables = {}
+    for line in (ROOT / "docs" / "audit.md").read_text().splitlines():
+        if line.startswith("| `") and line.count("|") == 4:
+            listed = {}
+            for part in line.split("|")[3].split(";"):
+                verdict, _, ids = part.strip().partition(":")
+                listed.update({case: verdict for case in ids.split("`")[1::2]})
+            tables[line.split("`")[1]] = listed
+    return tables
 
 
 def test_docs_audit_lists_each_samples_verdicts():
-    """docs/audit.md's table of sample relying parties says what this suite asserts."""
-    rows = {line.split("`")[1]: line for line in (ROOT / "docs" / "audit.md").read_text().splitlines() if line.startswith("| `")
-            and line.split("`")[1] in SAMPLES}
-    assert set(rows) == set(SAMPLES)
+    """docs/audit.md's table of sample relying parties, and its row for social-core, say what this suite asserts."""
+    documented = documented_verdicts()
     for name, (_, not_passing) in SAMPLES.items():
-        verdicts = rows[name].split("|")[3]
-        listed = {}
-        for part in verdicts.split(";"):
-            verdict, _, ids = part.strip().partition(":")
-            listed.update({case: verdict for case in ids.split("`")[1::2]})
-        assert listed == not_passing, name
+        assert documented[name] == not_passing, name
+    assert documented[SOCIAL_CORE] == SOCIAL_CORE_NOT_PASSING
 
 
 def test_the_cases_include_every_documented_id():
@@ -448,7 +367,7 @@ def test_the_audits_cookie_rules_agree_with_chromium(cookie, signs_in):
 # notification endpoint: those cases do not apply. It verifies the token endpoint's identity token with PyJWT,
 # which takes an aud array that contains the client.
 SOCIAL_CORE_NOT_PASSING = {
-    **{case: "SKIP" for case in FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
+    **{case: "SKIP" for case in FRONT_CHANNEL_USE + FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
     **{case: "SKIP" for case in ("callback.string_booleans", "token_id_token.nonce", "token_id_token.nonce_missing",
                                  "token_id_token.sub_mismatch")},
     "token_id_token.aud_array": "FAIL",

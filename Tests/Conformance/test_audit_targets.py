@@ -7,7 +7,7 @@ import urllib.error
 import pytest
 
 from server_process import run_cli, serving
-from test_audit import post_audit
+from test_audit_through_server import post_audit
 
 
 def test_the_audit_endpoint_refuses_addresses_outside_its_targets_before_sending_anything():

@@ -13,7 +13,8 @@ struct AuditPiecesTests {
         #expect(chosen.cases == [.callbackReplay, .keysRotation, .keysUnreachable])
         #expect(chosen.unmatched == ["nothing.here"])
         #expect(Set(AuditCase.allCases.map(\.id)).count == AuditCase.allCases.count)
-        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 14)
+        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 16)
+        #expect(AuditCase.selected(by: ["id_token.*"]).cases.allSatisfy { $0.dependsOnFrontChannelUse })
         #expect(AuditCase.allCases.suffix(2) == [.keysRotation, .keysUnreachable])
     }
 
@@ -49,36 +50,110 @@ struct AuditPiecesTests {
         #expect(claims.setting("sub", nil) == .object([("iss", .string("https://appleid.apple.com"))]))
     }
 
+    /// What a learning step found at a relying party whose sign-in starts at /login, whose signed-in page is /me
+    /// and shows the person's sub, and which ends a cancelled sign-in on a 400 page at /cb.
+    static let learned: Learned = {
+        let configuration = AuditConfiguration(startURL: URL(string: "http://rp/login")!, signedInURL: URL(string: "http://rp/me")!)
+        let cancelled = AuditBrowser.Navigation(hops: [.init(method: "POST", url: URL(string: "http://rp/cb")!, status: 400, withheld: [])],
+                                                end: .page(status: 400, body: ""))
+        return Learned(request: FormParameters([]), shows: .subject, exchangesCode: true, anonymousPageAnswers2xx: false, showsEmail: true,
+                       endings: .init(configuration: configuration, cancelled: cancelled), frontChannel: .validated, frontChannelEvidence: [],
+                       summary: [])
+    }()
+
+    /// A case played: the callback's one hop (or its redirect to `endsAt`) and the signed-in page's answer.
+    static func played(signedIn: Bool, status: Int = 303, exchanges: [Int] = [], end: AuditBrowser.End? = nil, body: String = "",
+                       endsAt: String? = nil, adjust: (inout CaseRunner.Played) -> Void = { _ in }) -> CaseRunner.Outcome {
+        var hops = [AuditBrowser.Hop(method: "POST", url: URL(string: "http://rp/cb")!, status: endsAt == nil ? status : 303, withheld: [])]
+        if let endsAt { hops.append(.init(method: "GET", url: URL(string: "http://rp" + endsAt)!, status: status, withheld: [])) }
+        let navigation = AuditBrowser.Navigation(hops: hops, end: end ?? .page(status: status, body: "<p>refused &quot;x&quot;</p>"))
+        let observation = AuditSession.Observation(callback: navigation, signedIn: .init(status: signedIn ? 200 : 401, body: body, signedIn: signedIn),
+                                                   exchanges: exchanges)
+        var played = CaseRunner.Played(observation: observation, exchangeIsCaution: true)
+        adjust(&played)
+        return .played(played)
+    }
+
     @Test("the judge: must-refuse, must-accept, should-refuse and answered-cleanly cases")
     func verdicts() {
-        func played(signedIn: Bool, status: Int = 303, exchanges: [Int] = [], end: AuditBrowser.End? = nil) -> CaseRunner.Outcome {
-            let hop = AuditBrowser.Hop(method: "POST", url: URL(string: "http://rp/cb")!, status: status, withheld: [])
-            let navigation = AuditBrowser.Navigation(hops: [hop], end: end ?? .page(status: status, body: "<p>refused &quot;x&quot;</p>"))
-            let observation = AuditSession.Observation(callback: navigation, signedIn: .init(status: signedIn ? 200 : 401, body: "", signedIn: signedIn),
-                                                       exchanges: exchanges)
-            return .played(.init(observation: observation, exchangeMeansAccepted: true))
-        }
-        #expect(Judge.judge(.idTokenAlgNone, played(signedIn: true)).verdict == .fail)
-        #expect(Judge.judge(.idTokenAlgNone, played(signedIn: false)).verdict == .pass)
-        #expect(Judge.judge(.idTokenAlgNone, played(signedIn: false, status: 400, exchanges: [200])).verdict == .fail)
-        #expect(Judge.judge(.tokenIDTokenSignature, played(signedIn: true)).verdict == .warn)
-        #expect(Judge.judge(.tokenInvalidGrant, played(signedIn: false, status: 500)).verdict == .warn)
-        #expect(Judge.judge(.tokenSlow, played(signedIn: false, end: .timedOut)).verdict == .warn)
-        #expect(Judge.judge(.tokenSlow, played(signedIn: false, status: 400)).verdict == .pass)
-        #expect(Judge.judge(.callbackCancel, played(signedIn: false, end: .failed("connection reset"))).verdict == .warn)
-        #expect(Judge.judge(.callbackReplay, .judged(.warn, "why")).verdict == .warn)
-        #expect(Judge.judge(.callbackNoEmail, played(signedIn: false, status: 400)).verdict == .fail)
-        let refused = Judge.judge(.callbackNoEmail, played(signedIn: false, status: 400))
+        let judge = Judge(learned: Self.learned)
+        #expect(judge.judge(.idTokenAlgNone, Self.played(signedIn: true)).verdict == .fail)
+        #expect(judge.judge(.idTokenAlgNone, Self.played(signedIn: false)).verdict == .pass)
+        // A code exchanged after a broken front-channel token, then a refusal: it should have checked the token first.
+        #expect(judge.judge(.idTokenAlgNone, Self.played(signedIn: false, status: 400, exchanges: [200])).verdict == .warn)
+        #expect(judge.judge(.tokenIDTokenSignature, Self.played(signedIn: true)).verdict == .warn)
+        #expect(judge.judge(.tokenSlow, Self.played(signedIn: false, end: .timedOut)).verdict == .warn)
+        #expect(judge.judge(.tokenSlow, Self.played(signedIn: false, status: 400)).verdict == .pass)
+        #expect(judge.judge(.callbackCancel, Self.played(signedIn: false, end: .failed("connection reset"))).verdict == .warn)
+        #expect(judge.judge(.callbackReplay, .judged(.warn, "why")).verdict == .warn)
+        #expect(judge.judge(.callbackNoEmail, Self.played(signedIn: false, status: 400)).verdict == .fail)
+        let refused = judge.judge(.callbackNoEmail, Self.played(signedIn: false, status: 400))
         #expect(refused.evidence.contains("callback page: refused \"x\""))
-        #expect(Judge.judge(.callbackNoEmail, .skipped("why")).verdict == .skip)
+        #expect(judge.judge(.callbackNoEmail, .skipped("why")).verdict == .skip)
         // Notifications: the signed-in check after the posting tells whether the relying party acted on it.
-        #expect(Judge.judge(.notificationsForged, played(signedIn: false, status: 200)).verdict == .fail)
-        #expect(Judge.judge(.notificationsForged, played(signedIn: true, status: 200)).verdict == .warn)
-        #expect(Judge.judge(.notificationsForged, played(signedIn: true, status: 400)).verdict == .pass)
-        #expect(Judge.judge(.notificationsReplay, played(signedIn: true, status: 200)).verdict == .pass)
-        #expect(Judge.judge(.notificationsConsentRevoked, played(signedIn: false, status: 200)).verdict == .pass)
-        #expect(Judge.judge(.notificationsConsentRevoked, played(signedIn: true, status: 200)).verdict == .warn)
-        #expect(Judge.judge(.notificationsAccountDelete, played(signedIn: false, status: 500)).verdict == .warn)
+        #expect(judge.judge(.notificationsForged, Self.played(signedIn: false, status: 200)).verdict == .fail)
+        #expect(judge.judge(.notificationsForged, Self.played(signedIn: true, status: 200)).verdict == .warn)
+        #expect(judge.judge(.notificationsForged, Self.played(signedIn: true, status: 400)).verdict == .pass)
+        #expect(judge.judge(.notificationsReplay, Self.played(signedIn: true, status: 200)).verdict == .pass)
+        #expect(judge.judge(.notificationsConsentRevoked, Self.played(signedIn: false, status: 200)).verdict == .pass)
+        #expect(judge.judge(.notificationsConsentRevoked, Self.played(signedIn: true, status: 200)).verdict == .warn)
+        #expect(judge.judge(.notificationsAccountDelete, Self.played(signedIn: false, status: 500)).verdict == .warn)
+    }
+
+    @Test("the judge tells an unhandled 500 from a gateway's 502-504, which is clean only when Apple's side failed")
+    func serverErrors() {
+        let judge = Judge(learned: Self.learned)
+        let unhandled = judge.judge(.tokenServerError, Self.played(signedIn: false, status: 500))
+        #expect(unhandled.verdict == .warn && unhandled.seen.contains("500 (an unhandled error)"))
+        let gateway = judge.judge(.tokenServerError, Self.played(signedIn: false, status: 503))
+        #expect(gateway.verdict == .pass && gateway.seen == "did not sign in, and answered 503 as a gateway should")
+        #expect(judge.judge(.tokenSlow, Self.played(signedIn: false, status: 504)).verdict == .pass)
+        let cancel = judge.judge(.callbackCancel, Self.played(signedIn: false, status: 502))
+        #expect(cancel.verdict == .warn && cancel.seen.contains("502 (a gateway's answer, for a failure that is not Apple's)"))
+        #expect(judge.judge(.tokenInvalidGrant, Self.played(signedIn: false, status: 504)).verdict == .warn)
+    }
+
+    @Test("a sign-in that stops on another 2xx page is inconclusive, not a refusal; a refusal page or the start page is a refusal")
+    func unfinishedSignIns() {
+        let judge = Judge(learned: Self.learned)
+        let signUp = judge.judge(.tokenIDTokenSubjectMismatch, Self.played(signedIn: false, status: 200, endsAt: "/signup"))
+        #expect(signUp.verdict == .inconclusive && signUp.seen.contains("stopped at a 200 page at /signup"))
+        #expect(judge.judge(.callbackNoEmail, Self.played(signedIn: false, status: 200, endsAt: "/signup")).verdict == .inconclusive)
+        #expect(judge.judge(.tokenSlow, Self.played(signedIn: false, status: 200, endsAt: "/signup")).verdict == .inconclusive)
+        #expect(judge.judge(.tokenIDTokenSubjectMismatch, Self.played(signedIn: false, status: 200, endsAt: "/login")).verdict == .pass)
+        #expect(judge.judge(.tokenIDTokenSubjectMismatch, Self.played(signedIn: false, status: 200, endsAt: "/cb")).verdict == .pass)
+        #expect(judge.judge(.tokenIDTokenSubjectMismatch, Self.played(signedIn: false, status: 401, endsAt: "/signup")).verdict == .pass)
+    }
+
+    @Test("the judge by consequence: which person was signed in, the user JSON's email, a refusal Apple's side had to make")
+    func consequences() {
+        let judge = Judge(learned: Self.learned)
+        let marks = { (played: inout CaseRunner.Played) in (played.brokenTokensMark, played.honestTokensMark) = ("forged-sub", "real-sub") }
+        #expect(judge.judge(.idTokenSubjectMismatch, Self.played(signedIn: true, body: "forged-sub", adjust: marks)).verdict == .fail)
+        #expect(judge.judge(.idTokenSubjectMismatch, Self.played(signedIn: true, body: "real-sub", adjust: marks)).verdict == .warn)
+        #expect(judge.judge(.idTokenSubjectMismatch, Self.played(signedIn: true) { $0.whichTokenUntold = true }).verdict == .inconclusive)
+        let emailOnly = { (shows: Bool) in { (played: inout CaseRunner.Played) in (played.forbiddenEmail, played.pageShowsEmails) = ("user@x", shows) } }
+        let taken = judge.judge(.callbackUserEmailOnly, Self.played(signedIn: true, body: "user@x", adjust: emailOnly(true)))
+        #expect(taken.verdict == .fail && taken.seen.contains("though the token has none"))
+        #expect(judge.judge(.callbackUserEmailOnly, Self.played(signedIn: true, body: "None", adjust: emailOnly(true))).verdict == .pass)
+        #expect(judge.judge(.callbackUserEmailOnly, Self.played(signedIn: true, body: "None", adjust: emailOnly(false))).verdict == .skip)
+        let replay = judge.judge(.callbackReplay, Self.played(signedIn: false, status: 400) { $0.cautionIfRefused = "redeemed it again" })
+        #expect(replay.verdict == .warn && replay.seen == "redeemed it again")
+        #expect(judge.judge(.callbackReplay, Self.played(signedIn: true) { $0.cautionIfRefused = "redeemed it again" }).verdict == .fail)
+    }
+
+    @Test("an audit leaves the signing keys and the notification URLs as it found them")
+    func restoresWhatItChanged() throws {
+        let provider = try AppleIDProvider(scenario: try BuiltInScenario.load())
+        let apple = AppleSide(provider: provider, baseURL: URL(string: "http://127.0.0.1:8080")!)
+        try provider.setNotificationURL("https://app.example.com/apple/notifications", app: "com.example.web")
+        let before = apple.settings()
+        for _ in 0..<3 { _ = try apple.rotateSigningKey() }
+        #expect(apple.stopNotifications(app: "com.example.web") == "https://app.example.com/apple/notifications")
+        apple.restore(before)
+        #expect(provider.keyRing().published.map(\.kid) == before.keys.published.map(\.kid))
+        #expect(provider.keyRing().activeKID == before.keys.activeKID)
+        #expect(apple.stopNotifications(app: "com.example.web") == "https://app.example.com/apple/notifications")
     }
 
     @Test("reports: the table's totals, JSON's fields and JUnit's escaping")
@@ -92,8 +167,14 @@ struct AuditPiecesTests {
         let decoded = try JSONDecoder().decode(AuditReport.self, from: Data(report.json.utf8))
         #expect(decoded == report)
         #expect(report.junit.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
-        #expect(report.junit.contains(#"failures="1" skipped="1""#))
+        #expect(report.junit.contains(#"failures="1" errors="0" skipped="1""#))
         #expect(report.hasFailures)
+        let untold = AuditReport(learned: [], cases: [
+            CaseResult(id: "token_id_token.sub_mismatch", verdict: .inconclusive, appleSide: "a", expected: "e", seen: "stopped", evidence: []),
+        ])
+        #expect(untold.table.contains("1 cases: 0 PASS, 0 FAIL, 0 WARN, 0 SKIP, 1 INCONCLUSIVE"))
+        #expect(untold.junit.contains(#"errors="1""#) && untold.junit.contains(#"<error type="INCONCLUSIVE" message="stopped">"#))
+        #expect(untold.hasFailures)
     }
 
     @Test("an authorize link on a page is found, and only the server's")

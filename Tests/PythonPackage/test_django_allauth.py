@@ -5,7 +5,7 @@ real socket, the same site is audited through a running server (`MockAppleIDClie
 import pytest
 
 import mock_appleid as package
-from test_audit_authlib import BACKENDS, FRONT_CHANNEL, served
+from test_audit_authlib import BACKENDS, FRONT_CHANNEL, documented_verdicts, served
 
 pytestmark = pytest.mark.mock_appleid(scenario="scenarios/sample-rps.yaml")
 
@@ -81,7 +81,12 @@ def test_allauth_refuses_when_the_user_cancels(apple_hosts, browser):
     assert [entry["endpoint"] for entry in apple_hosts.journal() if entry["endpoint"] == "/auth/token"] == []
 
 
-ALLAUTH_NOT_PASSING = {**{case: "FAIL" for case in FRONT_CHANNEL}, "id_token.iat_future": "WARN", "token_id_token.aud_array": "FAIL",
+# allauth asks for response_type=code id_token without a nonce and never reads the id_token that comes with the code:
+# it signs in from the token endpoint's, which it verifies. That is one root cause, judged once (id_token.unvalidated,
+# and id_token.nonce_not_sent, both WARNs); the front-channel cases that break that token cannot harm it. Before, the
+# 14 front-channel cases FAILed (id_token.iat_future WARNed) as if forged tokens had been accepted.
+ALLAUTH_NOT_PASSING = {"id_token.unvalidated": "WARN", "id_token.nonce_not_sent": "WARN", **{case: "SKIP" for case in FRONT_CHANNEL},
+                       "token_id_token.sub_mismatch": "SKIP", "callback.string_booleans": "SKIP", "token_id_token.aud_array": "FAIL",
                        "token_id_token.nonce": "SKIP", "token_id_token.nonce_missing": "SKIP", **{case: "SKIP" for case in BACKENDS}}
 
 
@@ -105,3 +110,4 @@ def test_the_audit_of_django_allauth(served_site):
     assert not_passing == ALLAUTH_NOT_PASSING, [(case.id, case.verdict, case.seen, case.evidence) for case in report.cases
                                                 if case.verdict != "PASS"]
     assert any("client_id=com.example.web" in line for line in report.learned), report.learned
+    assert documented_verdicts("django-allauth") == ALLAUTH_NOT_PASSING

@@ -27,7 +27,7 @@ class AuditError(MockAppleIDError):
 
 @dataclasses.dataclass(frozen=True)
 class AuditCase:
-    """One case's outcome: `verdict` is PASS, FAIL, WARN or SKIP."""
+    """One case's outcome: `verdict` is PASS, FAIL, WARN, SKIP or INCONCLUSIVE."""
     id: str
     verdict: str
     apple_side: str
