@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MockAppleID
 
 /// Apple's side of the audit: the provider behind the mock server the relying party is configured
@@ -10,10 +11,45 @@ public struct AppleSide: Sendable {
     /// The mock server's base URL as the relying party reaches it (`http://127.0.0.1:8080`).
     public let baseURL: URL
 
+    /// What this audit changed in the world, to be put back.
+    private let changes = Changes()
+
     /// Apple's side played by `provider`, which the relying party reaches at `baseURL`.
     public init(provider: AppleIDProvider, baseURL: URL) {
         self.provider = provider
         self.baseURL = baseURL
+    }
+
+    /// The signing keys an audit published, the key that signed before the first, the notification URLs it removed,
+    /// and whether it made a persona anew.
+    private final class Changes: Sendable {
+        private struct Recorded {
+            var added: [String] = []
+            var activeBefore: String?
+            var unrouted: [(app: String, url: String)] = []
+            var madeFreshPersona = false
+        }
+
+        private let recorded = Mutex(Recorded())
+
+        func published(_ kid: String, replacing active: String) {
+            recorded.withLock { recorded in
+                if recorded.activeBefore == nil { recorded.activeBefore = active }
+                recorded.added.append(kid)
+            }
+        }
+
+        func unrouted(app: String, url: String) { recorded.withLock { $0.unrouted.append((app, url)) } }
+
+        func madeFreshPersona() { recorded.withLock { $0.madeFreshPersona = true } }
+
+        /// What was recorded, forgotten here (so that it is put back once).
+        func taken() -> (added: [String], activeBefore: String?, unrouted: [(app: String, url: String)], madeFreshPersona: Bool) {
+            recorded.withLock { recorded in
+                defer { recorded = Recorded() }
+                return (recorded.added, recorded.activeBefore, recorded.unrouted, recorded.madeFreshPersona)
+            }
+        }
     }
 
     /// What the person on the consent page does.
@@ -31,41 +67,57 @@ public struct AppleSide: Sendable {
         }
     }
 
+    /// The persona an audit signs in as someone the relying party has never seen.
+    static let freshPersonaID = "mock-appleid-audit"
+
+    /// ``freshPersonaID`` made anew: a new Apple Account (a new `sub`) and, with `withEmail`, an email no one has had,
+    /// so that a case about the first sign-in's `user` JSON meets the relying party's account creation. Its account
+    /// is deleted again by ``restore()``.
+    func freshPersona(withEmail: Bool) throws(PersonaError) -> Persona {
+        let suffix = Hex.encode((0..<6).map { _ in UInt8.random(in: .min ... .max) })
+        let persona = Persona(id: Self.freshPersonaID, firstName: "Audit", lastName: "Person",
+                              email: withEmail ? "audit.person.\(suffix)@example.net" : nil)
+        if provider.persona(persona.id) != nil, !provider.isDeleted(personaID: persona.id) { try provider.deleteAccount(personaID: persona.id) }
+        try provider.createPersona(persona)
+        changes.madeFreshPersona()
+        return persona
+    }
+
     /// Makes the person's next sign-in to `clientID` a first one (Apple then sends the `user` JSON).
     func forget(persona: String, clientID: String) { try? provider.revokeConsent(personaID: persona, clientID: clientID) }
 
-    /// Removes the notification URL of `app`'s group, so that the consents the audit revokes send nothing; returns
-    /// the URL it had, if any.
+    /// Removes the notification URL of `app`'s group, so that the consents the audit revokes send nothing, until
+    /// ``restore()``; returns the URL it had, if any.
     func stopNotifications(app: String) -> String? {
         let directory = provider.directory
         guard let groupID = directory.client(app)?.groupID, let url = directory.groups[groupID]?.notificationURL else { return nil }
-        _ = try? provider.setNotificationURL(nil, app: app)
+        guard (try? provider.setNotificationURL(nil, app: app)) != nil else { return nil }
+        changes.unrouted(app: app, url: url)
         return url
     }
 
-    /// What an audit changes in the world for its cases, besides consents and grants: the signing keys and the app
-    /// groups' notification URLs, as they were before it.
-    struct Settings: Sendable {
-        let keys: KeyRing
-        let notificationURLs: [String: String?]
-    }
-
-    /// The signing keys and notification URLs now, to be put back by ``restore(_:)``.
-    func settings() -> Settings {
-        Settings(keys: provider.keyRing(), notificationURLs: provider.directory.groups.mapValues(\.notificationURL))
-    }
-
-    /// Puts back what ``settings()`` saw: the key that signed then signs again, the keys published since are
-    /// retired, and each app group has its notification URL again. A world the audit leaves is as it found it in
-    /// these, so one server can be audited again and again (at most ``KeyRing/capacity`` keys are published).
-    func restore(_ settings: Settings) {
-        let kept = Set(settings.keys.published.map(\.kid))
-        try? provider.changeKeys(.activate(kid: settings.keys.activeKID))
-        for key in provider.keyRing().published where !kept.contains(key.kid) { try? provider.changeKeys(.retire(kid: key.kid)) }
-        let groups = provider.directory.groups
-        for (groupID, url) in settings.notificationURLs where groups[groupID].map({ $0.notificationURL != url }) ?? false {
-            _ = try? provider.setNotificationURL(url, app: groupID)
+    /// Puts back what this audit changed for its cases, besides consents and grants, as far as no one changed it since:
+    /// the key that signed before its first rotation signs again (when one of its keys still signs), the keys it
+    /// published are retired, the account of the persona it made anew is deleted (the persona stays, as a deleted
+    /// account), and an app group whose notification URL it removed (and that has none now) has it again. So one server can be audited again and again (at most ``KeyRing/capacity`` keys are published), and an
+    /// audit of another replica sharing the world keeps its own changes. Returns what could not be put back, and why.
+    func restore() -> [String] {
+        let (added, activeBefore, unrouted, madeFreshPersona) = changes.taken()
+        var problems: [String] = []
+        // Before the notification URL is back: the account's end is no notification of Apple's.
+        if madeFreshPersona, provider.persona(Self.freshPersonaID) != nil, !provider.isDeleted(personaID: Self.freshPersonaID) {
+            do { try provider.deleteAccount(personaID: Self.freshPersonaID) } catch { problems.append("the persona \(Self.freshPersonaID): \(error)") }
         }
+        if let activeBefore, added.contains(provider.keyRing().activeKID) {
+            do { try provider.changeKeys(.activate(kid: activeBefore)) } catch { problems.append("the signing key \(activeBefore): \(error)") }
+        }
+        for kid in added where provider.keyRing().key(withID: kid) != nil && provider.keyRing().activeKID != kid {
+            do { try provider.changeKeys(.retire(kid: kid)) } catch { problems.append("the signing key \(kid) it published: \(error)") }
+        }
+        for (app, url) in unrouted where provider.directory.client(app).flatMap({ provider.directory.groups[$0.groupID] })?.notificationURL == nil {
+            do { try provider.setNotificationURL(url, app: app) } catch { problems.append("the notification URL \(url) of \(app): \(error)") }
+        }
+        return problems
     }
 
     /// Queues `kind` for the next matching request (every one while `count` is nil).
@@ -76,11 +128,13 @@ public struct AppleSide: Sendable {
     /// Drops every queued fault (a case's leftovers, when the relying party did not make the request).
     func clearFaults() { provider.clearFaults() }
 
-    /// Signs with a new key from now on, published in `/auth/keys`; returns its `kid`.
+    /// Signs with a new key from now on, published in `/auth/keys`, until ``restore()``; returns its `kid`.
     func rotateSigningKey() throws -> String {
-        let generated = try KeyGenerator.generate(provider.keyRing().active.algorithm == .rs256 ? .rsa : .ec, kid: nil)
-        let key = try SigningKey(kid: generated.kid, algorithm: provider.keyRing().active.algorithm, pem: generated.pem)
+        let ring = provider.keyRing()
+        let generated = try KeyGenerator.generate(ring.active.algorithm == .rs256 ? .rsa : .ec, kid: nil)
+        let key = try SigningKey(kid: generated.kid, algorithm: ring.active.algorithm, pem: generated.pem)
         try provider.changeKeys(.add(key))
+        changes.published(key.kid, replacing: ring.activeKID)
         try provider.changeKeys(.activate(kid: key.kid))
         return key.kid
     }

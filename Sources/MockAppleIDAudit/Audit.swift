@@ -84,9 +84,8 @@ public enum Audit {
         let pins: [String: String]
         if let checked = configuration.pins { pins = checked } else { pins = try await checkTargets(configuration) }
         let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins)
-        // The keys and notification URLs are put back however the audit ends.
-        let settings = apple.settings()
-        defer { apple.restore(settings) }
+        let began = ContinuousClock.now
+        let outcome: Result<(learned: [String], cases: [CaseResult]), AuditFailure>
         do throws(AuditFailure) {
             let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
             progress("learning: an honest sign-in and a cancelled one")
@@ -97,16 +96,32 @@ public enum Audit {
                 // A cancelled audit (its caller went away) stops between cases.
                 guard !Task.isCancelled else { throw AuditFailure("the audit was stopped before \(auditCase.id)") }
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id)")
-                let result = try await runner.run(auditCase)
+                let started = ContinuousClock.now
+                var result = try await runner.run(auditCase)
+                result.seconds = Self.seconds(since: started)
                 progress("[\(index + 1)/\(configuration.cases.count)] \(auditCase.id): \(result.verdict.rawValue)")
                 results.append(result)
             }
-            await browser.shutdown()
-            return AuditReport(learned: learned.summary, cases: results)
+            outcome = .success((learned.summary, results))
         } catch {
-            await browser.shutdown()
-            throw error
+            outcome = .failure(error)
         }
+        await browser.shutdown()
+        // The signing keys and notification URLs the audit changed are put back however it ended.
+        let unrestored = apple.restore().map { "not put back: " + $0 }
+        switch outcome {
+        case let .success((learned, cases)):
+            return AuditReport(learned: learned + unrestored, cases: cases, start: configuration.startURL, signedIn: configuration.signedInURL,
+                               seconds: Self.seconds(since: began))
+        case let .failure(failure):
+            throw unrestored.isEmpty ? failure : AuditFailure(([failure.description] + unrestored).joined(separator: "; "))
+        }
+    }
+
+    /// The seconds since `instant`, to the millisecond.
+    private static func seconds(since instant: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - instant
+        return ((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * 1000).rounded() / 1000
     }
 
     /// Refuses what cannot be audited before any request is sent: URLs that are not http(s), a signed-in

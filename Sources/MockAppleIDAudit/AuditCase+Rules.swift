@@ -24,8 +24,9 @@ extension AuditCase {
         case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
                                                "refuse a token it cannot verify", Self.idTokenValidation)
         case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
-        case .idTokenAudience: return refuse("the front-channel id_token's aud is another client of the same team", "check aud", Self.idTokenValidation)
-        case .idTokenAudienceArray: return refuse("the front-channel id_token's aud is an array: the client and another audience",
+        case .idTokenAudience: return refuse("the front-channel id_token's aud is another client of the same team (its azp is the client)", "check aud",
+                                             Self.idTokenValidation)
+        case .idTokenAudienceArray: return refuse("the front-channel id_token's aud is an array: the client and another audience (its azp is the client)",
                                                   "refuse an extra audience it does not trust", Self.idTokenValidation)
         case .idTokenExpired: return refuse("the front-channel id_token expired an hour ago", "check exp", Self.idTokenValidation)
         case .idTokenIssuedInFuture: return refuse("the front-channel id_token's iat is an hour ahead", "refuse a token issued in the future",
@@ -42,11 +43,11 @@ extension AuditCase {
                                                    Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenForeignKey: return refuse("/auth/token's id_token is signed by a key /auth/keys does not publish, under the kid of one that it does",
                                                     "check the signature against the published key", Self.tokenEndpointGrading, warning: true)
-        case .tokenIDTokenAlgNone: return refuse("/auth/token's id_token says alg none and has no signature", "accept RS256 only",
+        case .tokenIDTokenAlgNone: return refuse("/auth/token's id_token says alg none and has no signature (nor at_hash)", "accept RS256 only",
                                                  Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenHS256PublicKey: return refuse("/auth/token's id_token is HS256, keyed with Apple's public key", "accept RS256 only",
                                                         Self.tokenEndpointGrading, warning: true)
-        case .tokenIDTokenAudienceArray: return refuse("/auth/token's id_token's aud is an array: the client and another audience",
+        case .tokenIDTokenAudienceArray: return refuse("/auth/token's id_token's aud is an array: the client and another audience (its azp is the client)",
                                                        "refuse an extra audience it does not trust", Self.tokenEndpointGrading)
         case .tokenIDTokenNonce: return refuse("/auth/token's id_token's nonce is not the one the relying party sent", "check nonce",
                                                Self.tokenEndpointGrading)
@@ -56,7 +57,8 @@ extension AuditCase {
         case .tokenIDTokenUnknownKid: return refuse("/auth/token's id_token names a kid that /auth/keys does not publish",
                                                     "refuse a token it cannot verify", Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenIssuer: return refuse("/auth/token's id_token's iss is not https://appleid.apple.com", "check iss", Self.tokenEndpointGrading)
-        case .tokenIDTokenAudience: return refuse("/auth/token's id_token's aud is another client id", "check aud", Self.tokenEndpointGrading)
+        case .tokenIDTokenAudience: return refuse("/auth/token's id_token's aud is another client id (its azp is the client)", "check aud",
+                                                  Self.tokenEndpointGrading)
         case .tokenIDTokenExpired: return refuse("/auth/token's id_token expired an hour ago", "check exp", Self.tokenEndpointGrading)
         case .tokenIDTokenIssuedInFuture: return refuse("/auth/token's id_token's iat is an hour ahead", "refuse a token issued in the future",
                                                         Self.tokenEndpointGrading, warning: true)
@@ -70,9 +72,9 @@ extension AuditCase {
                                             "use each code once (Apple answers invalid_grant to a second exchange)", "RFC 6749 section 4.1.2 (single-use codes)")
         case .callbackCancel: return refuse("the form_post is error=user_cancelled_authorize", "not sign in, and answer without a 5xx",
                                             "Apple: Incorporating Sign in with Apple into other platforms (errors)")
-        case .callbackUserEmailMismatch: return accept("the form_post's user JSON names another email than the id_token",
+        case .callbackUserEmailMismatch: return accept("a person it has never seen signs in, and the form_post's user JSON names another email than the id_token",
                                                        "sign in with the id_token's email, never the user JSON's", Self.userJSON)
-        case .callbackUserEmailOnly: return accept("a person with no email signs in: the id_token has no email and the form_post's user JSON names one",
+        case .callbackUserEmailOnly: return accept("a person it has never seen, with no email, signs in: the id_token has none and the form_post's user JSON names one",
                                                    "never take the user JSON's email as the person's (verified) email", Self.userJSON)
         case .callbackUserOnReturn: return accept("a returning sign-in carries a user JSON (Apple sends it on the first consent only)",
                                                   "sign the person in", Self.userJSON)
@@ -80,7 +82,8 @@ extension AuditCase {
                                              "sign the person in without an email", Self.userJSON)
         case .callbackRelayEmail: return accept("the person hides their email: the id_token has a private relay address",
                                                 "sign the person in with the relay address", Self.userJSON)
-        case .callbackStringBooleans: return accept("the id_token has email_verified and is_private_email as the strings \"true\"/\"false\"",
+        case .callbackStringBooleans: return accept("both identity tokens (the front channel's and the token endpoint's) have email_verified and "
+                                                    + "is_private_email as the strings \"true\"/\"false\"",
                                                     "accept both strings and booleans", "Apple: Authenticating users with Sign in with Apple (claims)")
         case .cookiesSlowPerson: return accept("the person spends three minutes on Apple's page before the form_post",
                                                "keep its state cookie across a cross-site POST (SameSite=None; Secure)",

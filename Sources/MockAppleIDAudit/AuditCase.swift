@@ -79,7 +79,7 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     /// (the learning step's front-channel probe): a relying party that never reads that token cannot be harmed
     /// by it, and such cases are then judged once, as `id_token.unvalidated`.
     var dependsOnFrontChannelUse: Bool {
-        id.hasPrefix("id_token.") || self == .tokenIDTokenSubjectMismatch || self == .callbackStringBooleans
+        id.hasPrefix("id_token.") || self == .tokenIDTokenSubjectMismatch
     }
 
     /// What the relying party is expected to do.

@@ -15,7 +15,8 @@ extension CaseRunner {
         switch auditCase {
         case .callbackStateOtherSession: return try await playOtherSession()
         case .callbackReplay: return try await playReplay()
-        case .callbackNoEmail, .callbackUserEmailOnly: return try await playNoEmail(userJSONEmail: auditCase == .callbackUserEmailOnly)
+        case .callbackNoEmail: return try await playNoEmail()
+        case .callbackUserEmailMismatch, .callbackUserEmailOnly: return try await playUserJSONEmail(tokenHasEmail: auditCase == .callbackUserEmailMismatch)
         case .callbackRelayEmail: return try await playRelayEmail()
         default: break
         }
@@ -27,7 +28,6 @@ extension CaseRunner {
         let person: AppleSide.Person = auditCase == .callbackCancel ? .cancel : .approve(persona: persona, emailChoice: .share)
         let delivery = try session.answer(attempt, as: person)
         var fields = delivery.fields.pairs
-        var forbiddenEmail: String?
         switch auditCase {
         case .callbackStateMissing:
             if attempt.request.first("state") == nil { return .skipped("the relying party sends no state") }
@@ -35,12 +35,6 @@ extension CaseRunner {
         case .callbackStateWrong:
             if attempt.request.first("state") == nil { return .skipped("the relying party sends no state") }
             fields = fields.replacing("state", with: "audit-not-your-state-" + AppleIdentifiers.jwtID())
-        case .callbackUserEmailMismatch:
-            guard let user = delivery["user"], let object = JSONValue.parse(Data(user.utf8)), object["email"] != nil else {
-                return .skipped("the relying party asks for no email scope, so Apple sends no email in the user JSON")
-            }
-            fields = fields.replacing("user", with: object.setting("email", .string(Self.forgedEmail)).serialized)
-            forbiddenEmail = Self.forgedEmail
         case .callbackUserOnReturn:
             let named = apple.provider.persona(persona)
             var user: [(String, JSONValue)] = [("name", .object([("firstName", .string(named?.firstName ?? "Audit")),
@@ -52,7 +46,7 @@ extension CaseRunner {
         let dwell = auditCase == .cookiesSlowPerson ? Self.slowPersonSeconds : nil
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], clientID: attempt.clientID), dwell: dwell)
-        var played = Played(observation: observation, forbiddenEmail: forbiddenEmail, expectedEmail: sharedEmail())
+        var played = Played(observation: observation)
         if auditCase == .cookiesSlowPerson, let withheld = observation.callback.hops.first?.withheld, !withheld.isEmpty {
             played.evidence.append("withheld from the form_post after \(Int(Self.slowPersonSeconds)) s: \(withheld.map(\.label).joined(separator: ", "))")
         }
@@ -87,14 +81,13 @@ extension CaseRunner {
         var played = Played(observation: second, evidence: ["the first delivery signed the person in"])
         if second.exchanges.contains(where: { $0 != 200 }) {
             played.cautionIfRefused = "did not sign in, but redeemed the code a second time and was stopped only by Apple's invalid_grant "
-                + "(make state single-use: forget it when the callback first uses it)"
+                + "(keep state on the server, where the callback's first use can end it: a state in a cookie comes back with a replayed cookie)"
         }
         return .played(played)
     }
 
-    /// A person who shares no email (a persona of the scenario without one), signing in for the first time; with
-    /// `userJSONEmail`, the form_post's `user` JSON names an email all the same.
-    private func playNoEmail(userJSONEmail: Bool) async throws(AuditFailure) -> Outcome {
+    /// A person who shares no email (a persona of the scenario without one), signing in for the first time.
+    private func playNoEmail() async throws(AuditFailure) -> Outcome {
         if learned.shows == .email, learned.anonymousPageAnswers2xx {
             return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
         }
@@ -104,17 +97,34 @@ extension CaseRunner {
         var attempt = try await session.begin()
         apple.forget(persona: person.id, clientID: attempt.clientID)
         let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
-        var fields = delivery.fields.pairs
-        var evidence = ["persona \(person.id), who has no email, signing in for the first time"]
-        if userJSONEmail {
-            let name = JSONValue.object([("firstName", .string(person.firstName)), ("lastName", .string(person.lastName))])
-            fields = fields.replacing("user", with: JSONValue.object([("name", name), ("email", .string(Self.forgedEmail))]).serialized)
-            evidence.append("the user JSON names \(Self.forgedEmail)")
-        }
-        let observation = await session.observe(fields, of: delivery, attempt: &attempt,
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
                                                 needles: needles(persona: person.id, emails: [], clientID: attempt.clientID))
-        var played = Played(observation: observation, evidence: evidence)
-        if userJSONEmail { (played.forbiddenEmail, played.pageShowsEmails) = (Self.forgedEmail, learned.showsEmail) }
+        return .played(Played(observation: observation, evidence: ["persona \(person.id), who has no email, signing in for the first time"]))
+    }
+
+    /// A person the relying party has never seen signs in, and the form_post's `user` JSON names another email than
+    /// the token's (`tokenHasEmail`), or one though the token has none: a relying party that trusts the `user` JSON
+    /// only when it creates an account meets it here.
+    private func playUserJSONEmail(tokenHasEmail: Bool) async throws(AuditFailure) -> Outcome {
+        if !tokenHasEmail, learned.shows == .email, learned.anonymousPageAnswers2xx {
+            return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
+        }
+        var attempt = try await session.begin()
+        if tokenHasEmail, !(attempt.request.first("scope")?.split(separator: " ").contains("email") ?? false) {
+            return .skipped("the relying party asks for no email scope, so Apple sends no email")
+        }
+        let person: Persona
+        do { person = try apple.freshPersona(withEmail: tokenHasEmail) } catch { throw AuditFailure("could not make a persona anew: \(error)") }
+        let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
+        let name = JSONValue.object([("firstName", .string(person.firstName)), ("lastName", .string(person.lastName))])
+        let fields = delivery.fields.pairs.replacing("user", with: JSONValue.object([("name", name), ("email", .string(Self.forgedEmail))]).serialized)
+        let observation = await session.observe(fields, of: delivery, attempt: &attempt,
+                                                needles: needles(persona: person.id, emails: [person.email], clientID: attempt.clientID))
+        let subject = apple.subject(persona: person.id, clientID: attempt.clientID) ?? "?"
+        var played = Played(observation: observation, forbiddenEmail: Self.forgedEmail, expectedEmail: person.email,
+                            evidence: ["a person the relying party has never seen (persona \(person.id), sub \(subject), "
+                                       + (person.email.map { "email \($0)" } ?? "no email") + "); the user JSON names \(Self.forgedEmail)"])
+        played.pageShowsEmails = !tokenHasEmail && learned.showsEmail
         return .played(played)
     }
 

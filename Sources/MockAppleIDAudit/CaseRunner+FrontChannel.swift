@@ -2,8 +2,7 @@ import Foundation
 import MockAppleID
 
 extension CaseRunner {
-    /// The identity token delivered with the code, broken one way (or, for string booleans, unusual
-    /// but valid), signed again as the case needs.
+    /// The identity token delivered with the code, broken one way, signed again as the case needs.
     func playFrontChannel(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
         var attempt = try await firstSignIn()
         guard attempt.sendsFrontChannelToken else {
@@ -27,7 +26,7 @@ extension CaseRunner {
                                                 needles: needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
                                                                  subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID))
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
-        var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch && auditCase != .callbackStringBooleans)
+        var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch)
         if let otherPerson {
             switch learned.shows {
             case .subject: (played.brokenTokensMark, played.honestTokensMark) = (otherPerson["sub"]?.stringValue, claims["sub"]?.stringValue)
@@ -38,6 +37,27 @@ extension CaseRunner {
         return .played(played)
     }
 
+    /// Apple's string booleans (`email_verified` and `is_private_email` as `"true"`/`"false"`) in every identity
+    /// token of the sign-in: the one that comes with the code, signed again, and the token endpoint's.
+    func playStringBooleans() async throws(AuditFailure) -> Outcome {
+        var attempt = try await firstSignIn()
+        guard learned.exchangesCode || attempt.sendsFrontChannelToken else { return .skipped("the relying party reads no identity token") }
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        var fields = delivery.fields.pairs
+        if let token = delivery["id_token"], let claims = TokenForgery.claims(of: token) {
+            var changed = claims
+            for name in ["email_verified", "is_private_email"] {
+                if let value = claims[name]?.boolValue { changed = changed.setting(name, .string(value ? "true" : "false")) }
+            }
+            do { fields = fields.replacing("id_token", with: try TokenForgery(appleKey: apple.provider.keyRing().active).signed(changed)) } catch {
+                throw AuditFailure("could not sign the token: \(error)")
+            }
+        }
+        apple.queue(.idToken(.stringBooleans), clientID: attempt.clientID, count: nil)
+        let observation = await session.observe(fields, of: delivery, attempt: &attempt, needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
+        return .played(Played(observation: observation))
+    }
+
     /// How the relying party uses the front-channel id_token (the learning step's probe), and whether it sends the
     /// nonce that token needs, judged once each rather than through every broken token.
     func judgeFrontChannelUse(_ auditCase: AuditCase) -> Outcome {
@@ -45,9 +65,14 @@ extension CaseRunner {
         if use == .notAsked { return .skipped("the relying party asks for response_type=code: no identity token comes with the code") }
         if auditCase == .idTokenNonceNotSent {
             if learned.request.first("nonce") != nil { return .judged(.pass, "sends a nonce with response_type=code id_token") }
-            return use == .ignored
-                ? .judged(.warn, "asks for response_type=code id_token without a nonce; it never reads that id_token, so nothing depends on it yet")
-                : .judged(.fail, "asks for response_type=code id_token without a nonce, and reads that id_token: a token captured elsewhere can be replayed")
+            switch use {
+            case .ignored:
+                return .judged(.warn, "asks for response_type=code id_token without a nonce; it never reads that id_token, so nothing depends on it yet")
+            case let .unknown(reason):
+                return .judged(.inconclusive, "asks for response_type=code id_token without a nonce, and whether it reads that id_token cannot be told: \(reason)")
+            case .notAsked, .validated, .trusted:
+                return .judged(.fail, "asks for response_type=code id_token without a nonce, and reads that id_token: a token captured elsewhere can be replayed")
+            }
         }
         let evidence = learned.frontChannelEvidence
         switch use {
@@ -57,7 +82,7 @@ extension CaseRunner {
             return .judged(.warn, "signed the person in from the token endpoint's id_token and never validated the front-channel one it asks for "
                            + "(no token it did not verify was trusted; ask for response_type=code, or validate it)", evidence: evidence)
         case .trusted:
-            return .judged(.fail, "signed in the person a front-channel id_token with a broken signature named", evidence: evidence)
+            return .judged(.fail, "took the person, or their email, from a front-channel id_token with a broken signature", evidence: evidence)
         case let .unknown(reason):
             return .judged(.inconclusive, reason, evidence: evidence)
         }
@@ -74,9 +99,12 @@ extension CaseRunner {
         case .idTokenHS256PublicKey: return forgery.hs256WithPublicKey(claims)
         case .idTokenUnknownKid: return try forgery.unknownKid(claims)
         case .idTokenIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))
-        case .idTokenAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherClient(ofTeamOf: clientID))))
+        // A token for another audience names the client as its authorized party (`azp`): only a check of `aud` refuses it.
+        case .idTokenAudience:
+            return try forgery.signed(claims.setting("aud", .string(apple.otherClient(ofTeamOf: clientID))).setting("azp", .string(clientID)))
         case .idTokenAudienceArray:
-            return try forgery.signed(claims.setting("aud", .array([.string(clientID), .string("com.example.untrusted-audience")])))
+            return try forgery.signed(claims.setting("aud", .array([.string(clientID), .string("com.example.untrusted-audience")]))
+                .setting("azp", .string(clientID)))
         case .idTokenExpired: return try forgery.signed(claims.expiredAnHourAgo)
         case .idTokenIssuedInFuture:
             return try forgery.signed(claims.setting("iat", .int(issuedAt + 3600)).setting("exp", .int(expires + 3600)))
@@ -86,12 +114,6 @@ extension CaseRunner {
         case .idTokenSubjectMismatch:
             let other = claims.setting("sub", .string(IdentityTokenClaims.otherSubject(than: claims["sub"]?.stringValue ?? "")))
             return try forgery.signed(claims["email"] == nil ? other : other.setting("email", .string(Self.otherPersonsEmail)))
-        case .callbackStringBooleans:
-            var changed = claims
-            for name in ["email_verified", "is_private_email"] {
-                if let value = claims[name]?.boolValue { changed = changed.setting(name, .string(value ? "true" : "false")) }
-            }
-            return try forgery.signed(changed)
         default: return try forgery.signed(claims)
         }
     }

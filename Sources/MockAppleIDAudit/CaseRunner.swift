@@ -54,15 +54,16 @@ struct CaseRunner: Sendable {
 
     private func play(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
         if auditCase.dependsOnFrontChannelUse, learned.frontChannel == .ignored, auditCase != .idTokenUnvalidated, auditCase != .idTokenNonceNotSent {
-            return .skipped("the relying party never reads the front-channel id_token (id_token.unvalidated): it signs in from the token endpoint's, "
-                            + "which the token_id_token cases judge")
+            return .skipped("the relying party never reads the front-channel id_token (id_token.unvalidated): its sign-in comes from the token "
+                            + "endpoint's alone, so a front-channel token cannot change it")
         }
         switch auditCase {
         case .idTokenUnvalidated, .idTokenNonceNotSent: return judgeFrontChannelUse(auditCase)
         case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer,
              .idTokenAudience, .idTokenAudienceArray, .idTokenExpired, .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing,
-             .idTokenCodeHash, .idTokenSubjectMismatch, .callbackStringBooleans:
+             .idTokenCodeHash, .idTokenSubjectMismatch:
             return try await playFrontChannel(auditCase)
+        case .callbackStringBooleans: return try await playStringBooleans()
         case .tokenIDTokenSignature: return try await playTokenFault(.idToken(.badSignature))
         case .tokenIDTokenUnknownKid: return try await playTokenFault(.idToken(.unknownKid))
         case .tokenIDTokenIssuer: return try await playTokenFault(.idToken(.wrongIssuer))

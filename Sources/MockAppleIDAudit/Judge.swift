@@ -13,13 +13,12 @@ struct Judge {
 
     func judge(_ auditCase: AuditCase, _ outcome: CaseRunner.Outcome) -> CaseResult {
         let rule = auditCase.rule
-        let expected = rule.rpMust
         let played: CaseRunner.Played
         switch outcome {
         case let .skipped(reason):
-            return CaseResult(id: auditCase.id, verdict: .skip, appleSide: rule.appleSide, expected: expected, seen: reason, evidence: [])
+            return result(auditCase, .skip, seen: reason, evidence: [])
         case let .judged(verdict, seen, evidence):
-            return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: evidence)
+            return result(auditCase, verdict, seen: seen, evidence: evidence)
         case let .played(value):
             played = value
         }
@@ -53,6 +52,7 @@ struct Judge {
         let verdict: Verdict
         let seen: String
         switch rule.expectation {
+        // An `.ask` case is judged from the request, never played; were one played, a sign-in would be its miss.
         case .refuse, .ask:
             let miss: Verdict = rule.missIsWarning || played.missIsWarning ? .warn : .fail
             if signedIn, let broken = played.brokenTokensMark, body.contains(broken) {
@@ -135,7 +135,20 @@ struct Judge {
                 seen = "refused cleanly" + gatewayAnswer
             }
         }
-        return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: expected, seen: seen, evidence: evidence)
+        return result(auditCase, verdict, seen: seen, evidence: evidence)
+    }
+
+    /// The result of `auditCase`: its rule's words and reference, and how much a miss weighs (a FAIL's is a must, a
+    /// WARN's a should, and otherwise the rule's).
+    private func result(_ auditCase: AuditCase, _ verdict: Verdict, seen: String, evidence: [String]) -> CaseResult {
+        let rule = auditCase.rule
+        let severity: Severity = switch verdict {
+        case .fail: .must
+        case .warn: .should
+        case .pass, .skip, .inconclusive: rule.missIsWarning ? .should : .must
+        }
+        return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: rule.rpMust, seen: seen, evidence: evidence,
+                          severity: severity, reference: rule.reference)
     }
 }
 
@@ -144,7 +157,7 @@ extension Judge {
     static func describe(_ status: Int) -> String {
         switch status {
         case 500: return "500 (an unhandled error)"
-        case 502...504: return "\(status) (a gateway's answer, for a failure that is not Apple's)"
+        case 502...504: return "\(status) (a gateway's answer, though Apple's side was up)"
         default: return String(status)
         }
     }

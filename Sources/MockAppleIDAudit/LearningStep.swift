@@ -27,15 +27,16 @@ struct Learned: Sendable {
 
     /// The pages a sign-in ends on, besides the signed-in page.
     struct Endings: Sendable {
-        /// The paths of the 2xx pages a refused sign-in may end on: where the cancelled sign-in ended, the start
-        /// page's and the site's root.
+        /// The paths of the 2xx pages a refused sign-in may end on: where the learning step's refused sign-ins (a
+        /// cancel, a code Apple's side refuses) ended on a 2xx page, the start page's and the site's root.
         let refusalPaths: Set<String>
         /// The signed-in page's path.
         let signedInPath: String
 
-        init(configuration: AuditConfiguration, cancelled: AuditBrowser.Navigation) {
+        init(configuration: AuditConfiguration, refusals: [AuditBrowser.Navigation]) {
             signedInPath = Self.path(configuration.signedInURL)
-            refusalPaths = Set([cancelled.finalPath, Self.path(configuration.startURL), "/"].compactMap { $0 }).subtracting([signedInPath])
+            let learned = refusals.filter { $0.finalStatus.map { (200...299).contains($0) } ?? false }.compactMap(\.finalPath)
+            refusalPaths = Set(learned + [Self.path(configuration.startURL), "/"]).subtracting([signedInPath])
         }
 
         /// Where a callback that signed no one in stopped, when that is a 2xx page that is neither the signed-in page
@@ -83,7 +84,8 @@ enum LearningStep {
         var cancelled = try await session.begin()
         let cancelDelivery = try session.answer(cancelled, as: .cancel)
         let cancel = await session.observe(cancelDelivery.fields.pairs, of: cancelDelivery, attempt: &cancelled, needles: [])
-        let endings = Learned.Endings(configuration: session.configuration, cancelled: cancel.callback)
+        let refused = honest.exchanges.isEmpty ? nil : try await refusedCode(session)
+        let endings = Learned.Endings(configuration: session.configuration, refusals: [cancel.callback] + [refused?.callback].compactMap { $0 })
         let probe: (use: FrontChannelUse, evidence: [String])
         if session.configuration.cases.contains(where: \.dependsOnFrontChannelUse) {
             probe = try await session.probeFrontChannel(shows: shows, unfinished: endings.unfinished)
@@ -103,12 +105,15 @@ enum LearningStep {
             "honest sign-in: \(honest.callback.summary); signed-in page \(honest.signedIn.status ?? 0): \(showing)",
             "cancelled sign-in: \(cancel.callback.summary); signed-in page \(cancel.signedIn.status ?? 0)",
         ]
+        if let refused {
+            summary.append("sign-in whose code Apple's side refuses (invalid_grant): \(refused.callback.summary); signed-in page \(refused.signedIn.status ?? 0)")
+        }
         switch probe.use {
         case .notAsked: break
-        case .validated: summary.append("front-channel id_token: it refused one with a broken signature naming another person, so it validates it")
+        case .validated: summary.append("front-channel id_token: it refused one with a broken signature naming another person, so it reads it")
         case .ignored: summary.append("front-channel id_token: it signed the token endpoint's person in despite a broken one naming another person, "
                                       + "so it never validates it (id_token.unvalidated)")
-        case .trusted: summary.append("front-channel id_token: it signed in the person a broken one named (id_token.unvalidated)")
+        case .trusted: summary.append("front-channel id_token: it took the person, or their email, from a broken one (id_token.unvalidated)")
         case let .unknown(reason): summary.append("front-channel id_token: how it is used cannot be told: \(reason)")
         }
         if let unrouted { summary.append("the scenario's notification URL \(unrouted) gets no notification from Apple's side during the audit") }
@@ -119,6 +124,16 @@ enum LearningStep {
         return Learned(request: request, shows: shows, exchangesCode: !honest.exchanges.isEmpty, anonymousPageAnswers2xx: before.signedIn,
                        showsEmail: email.map(honest.signedIn.body.contains) ?? false, endings: endings, frontChannel: probe.use,
                        frontChannelEvidence: probe.evidence, summary: summary)
+    }
+
+    /// A sign-in whose code exchange Apple's side answers with invalid_grant: where the relying party ends a sign-in
+    /// it refuses for a reason of its own (besides a cancel), so that a case ending there is told a refusal.
+    private static func refusedCode(_ session: AuditSession) async throws(AuditFailure) -> AuditSession.Observation {
+        var attempt = try await session.begin()
+        let delivery = try session.answer(attempt, as: .approve(persona: session.configuration.persona, emailChoice: .share))
+        session.apple.queue(.tokenError(.invalidGrant), clientID: attempt.clientID, count: nil)
+        defer { session.apple.clearFaults() }
+        return await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needles: [])
     }
 
     /// An honest native sign-in, which the backend must accept (2xx).

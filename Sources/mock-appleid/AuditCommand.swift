@@ -14,7 +14,9 @@ struct AuditCommand: AsyncParsableCommand {
         Starts a mock server (the built-in scenario, or --scenario) on --host and --port, which the relying party \
         must be configured with, or uses the running server at --server; follows --start in a browser of its own, \
         answers as Apple would, and judges each case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
-        no case FAILs or is INCONCLUSIVE, 1 when one is, 2 when the audit could not run.
+        no case FAILs or is INCONCLUSIVE (or WARNs, with --fail-on warn) but those a --baseline accepts, 1 when one does, 2 when the audit could \
+        not run (then --format json prints an object saying why, and --junit writes one failing test saying why). A line per case goes to \
+        standard error as it runs.
         """)
 
     @Option(help: "The relying party's sign-in start URL (the link behind its Sign in with Apple button).")
@@ -34,6 +36,10 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Cases to run: ids or prefixes ending in * (id_token.*,callback.replay). Default: all.") var cases: String?
     @Option(help: "Output: table or json.") var format: OutputFormat = .table
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
+    @Option(name: .customLong("fail-on"), help: "The least verdict that fails the audit (exit status 1): fail (FAIL and INCONCLUSIVE) or warn (WARN too).")
+    var failOn: AuditGate.Threshold = .fail
+    @Option(help: "An earlier audit's JSON report (--format json): its findings are accepted, so only new or worse ones fail the audit.")
+    var baseline: String?
     @Option(help: "The relying party's iOS backend: where its app posts the identity token (audits the native.* cases).")
     var native: String?
     @Option(name: .customLong("native-body"),
@@ -50,57 +56,69 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         if listCases { print(AuditCaseList.text, terminator: ""); return }
+        let gate = AuditGate(threshold: failOn, baseline: baselineFindings())
         let request = AuditRequest(start: start, signedIn: signedIn, persona: persona,
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
                                    nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications)
         let configuration: AuditConfiguration
-        do { configuration = try request.configuration() } catch { Self.fail(error.description) }
-        let showsProgress = isatty(STDERR_FILENO) != 0
-        let progress: @Sendable (String) -> Void = { line in
-            if showsProgress { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        }
+        do { configuration = try request.configuration() } catch { fail(error.description) }
+        // A line per case, terminal or not: a CI log is never silent for long.
+        let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line.terminalSafe + "\n").utf8)) }
         let outcome: Result<AuditReport, AuditFailure>
         if let server {
             outcome = try await audit(request, through: server, progress: progress)
         } else {
             if appleURL != nil || adminToken != nil {
-                Self.fail("--apple-url and --admin-token go with --server: a server the audit starts itself is reached at --host and --port")
+                fail("--apple-url and --admin-token go with --server: a server the audit starts itself is reached at --host and --port")
             }
             outcome = try await audit(configuration, progress: progress)
         }
         switch outcome {
-        case let .failure(failure): Self.fail(failure.description)
+        case let .failure(failure): fail(failure.description)
         case let .success(report):
-            print(format == .json ? report.json : report.table, terminator: "")
+            print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
             if let junit {
-                do { try Data(report.junit.utf8).write(to: URL(fileURLWithPath: junit)) } catch { Self.fail("cannot write \(junit): \(error)") }
+                do { try Data(report.junit(gate: gate).utf8).write(to: URL(fileURLWithPath: junit)) } catch { fail("cannot write \(junit): \(error)") }
             }
-            if report.hasFailures { throw ExitCode(1) }
+            if !gate.failing(report).isEmpty { throw ExitCode(1) }
         }
+    }
+
+    /// The most of a baseline file read: a report of every case with long evidence is far smaller.
+    static let baselineLimit = 16 * 1024 * 1024
+
+    /// The findings `--baseline` names (none without it).
+    private func baselineFindings() -> [String: Verdict] {
+        guard let baseline else { return [:] }
+        guard let handle = FileHandle(forReadingAtPath: baseline) else { fail("cannot read the baseline \(baseline)") }
+        defer { try? handle.close() }
+        let data = ((try? handle.read(upToCount: Self.baselineLimit + 1)) ?? nil) ?? Data()
+        guard data.count <= Self.baselineLimit else { fail("the baseline \(baseline) is over \(Self.baselineLimit / 1024 / 1024) MB") }
+        do { return try AuditGate.baseline(fromReport: data) } catch { fail("\(baseline): \(error.description)") }
     }
 
     /// The audit against a server of its own, started on the scenario, host and port given.
     private func audit(_ configuration: AuditConfiguration, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
         let (host, port) = (host ?? "127.0.0.1", port ?? 8080)
         let loaded: Scenario
-        do { loaded = try scenario.load() } catch { Self.fail("\(error)") }
+        do { loaded = try scenario.load() } catch { fail("\(error)") }
         do {
             return try await MockAppleIDTestServer.withRunning(scenario: loaded, host: host, port: port) { server in
                 do throws(AuditFailure) { return .success(try await server.audit(configuration, progress: progress)) } catch { return .failure(error) }
             }
         } catch {
-            Self.fail("could not start the mock server on \(host):\(port): \(error)")
+            fail("could not start the mock server on \(host):\(port): \(error)")
         }
     }
 
     /// The audit run by the server at `url` against its own world (`POST /__admin/audit`), its progress relayed.
     private func audit(_ request: AuditRequest, through url: String, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
         guard scenario.scenario == nil, host == nil, port == nil else {
-            Self.fail("--server audits through a running server, whose scenario, host and port are its own: leave out --scenario, --host and --port")
+            fail("--server audits through a running server, whose scenario, host and port are its own: leave out --scenario, --host and --port")
         }
         if let appleURL {
             guard let parsed = URL(string: appleURL), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
-                Self.fail("--apple-url must be the server's base URL as the relying party uses it, such as https://appleid.apple.com; got \"\(appleURL)\"")
+                fail("--apple-url must be the server's base URL as the relying party uses it, such as https://appleid.apple.com; got \"\(appleURL)\"")
             }
         }
         let body = request.json.merged(with: .object([("server", .string(appleURL ?? url))]))
@@ -119,15 +137,19 @@ struct AuditCommand: AsyncParsableCommand {
                 }
             }
         } catch {
-            Self.fail("\(error)")
+            fail("\(error)")
         }
-        guard let outcome else { Self.fail("the server's audit answer ended without a report") }
+        guard let outcome else { fail("the server's audit answer ended without a report") }
         return outcome
     }
 
-    /// Says why the audit could not run and exits with status 2.
-    private static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+    /// Says why the audit could not run (on standard error; as one JSON object with `--format json`; as one failing
+    /// test in the `--junit` file) and exits with status 2.
+    private func fail(_ message: String) -> Never {
+        let failure = AuditFailure(message)
+        FileHandle.standardError.write(Data("Error: \(message.terminalSafe)\n".utf8))
+        if format == .json { print(failure.json(start: start, signedIn: signedIn), terminator: "") }
+        if let junit { try? Data(failure.junit.utf8).write(to: URL(fileURLWithPath: junit)) }
         Foundation.exit(2)
     }
 }
@@ -152,3 +174,5 @@ enum AuditCaseList {
         return lines.joined(separator: "\n") + "\n"
     }
 }
+
+extension AuditGate.Threshold: ExpressibleByArgument {}

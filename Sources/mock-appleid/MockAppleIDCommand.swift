@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import MockAppleID
 import NIOCore
 import NIOPosix
 
@@ -24,6 +25,7 @@ struct MockAppleIDCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-appleid",
         abstract: "A local, scriptable stand-in for Sign in with Apple (appleid.apple.com).",
+        version: MockAppleIDVersion.current,
         subcommands: [ServeCommand.self, KeysCommand.self, ScenarioCommand.self, NativeSignInCommand.self, NotificationsCommand.self, RelayCommand.self,
                       TransferCommand.self, ClientSecretCommand.self, TLSCommand.self, AdminAPICommand.self, HealthCommand.self, AuditCommand.self],
         defaultSubcommand: nil)

@@ -121,3 +121,10 @@ def test_serve_signs_rs256_with_the_library_it_is_asked_for():
                     time.sleep(0.02)
     result = run_cli("serve", "--port", "0", "--rsa-signer", "openssl")
     assert result.returncode != 0 and "--rsa-signer must be auto, libcrypto or swift-crypto" in result.stderr
+
+
+def test_version_is_the_python_packages():
+    """`mock-appleid --version` (also in each audit's report) names the version the Python package carries."""
+    packaged = next(line.split('"')[1] for line in (ROOT / "Python" / "pyproject.toml").read_text().splitlines()
+                    if line.startswith("version = "))
+    assert run_cli("--version").stdout.strip() == packaged

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MockAppleID
+import MockAppleIDAudit
 @testable import MockAppleIDServer
 import Testing
 import Yams
@@ -49,6 +50,17 @@ struct AdminOpenAPIListsTests {
         #expect(Self.strings(Self.schema("JournalEntry", "properties", "endpoint", "enum")) == AppleEndpoint.allCases.map(\.rawValue))
         #expect(Self.strings(Self.schema("JournalEntry", "properties", "via", "enum")) == Channel.allCases.map(\.rawValue))
         #expect(Self.strings(Self.schema("NewKey", "properties", "alg", "enum")) == JWSAlgorithm.allCases.map(\.rawValue))
+    }
+
+    @Test("the audit report's verdicts, severities and root causes")
+    func auditReport() {
+        let result = Self.schema("AuditReport", "properties", "cases", "items", "properties")
+        #expect(Self.strings(result?["verdict"]?["enum"]) == Verdict.allCases.map(\.rawValue))
+        #expect(Self.strings(result?["severity"]?["enum"]) == Severity.allCases.map(\.rawValue))
+        let finding = Self.schema("AuditReport", "properties", "findings", "items", "properties")
+        #expect(Self.strings(finding?["rootCause"]?["enum"]) == RootCause.allCases.map(\.rawValue))
+        #expect(Self.strings(finding?["verdict"]?["enum"]) == Verdict.allCases.map(\.rawValue))
+        #expect(Self.strings(finding?["severity"]?["enum"]) == Severity.allCases.map(\.rawValue))
     }
 
     @Test("the tenant's document is made from the parsed one: no tenants' paths, tag or schemas, the tenant's base")

@@ -34,14 +34,21 @@ class AuditCase:
     expected: str
     seen: str
     evidence: List[str]
+    severity: Optional[str] = None
+    """How much a miss weighs for this relying party: "must" or "should"."""
+    reference: Optional[str] = None
+    seconds: Optional[float] = None
 
 
 @dataclasses.dataclass(frozen=True)
 class AuditReport:
-    """What the audit found: the learning step's lines and one result per case, in the audit's order."""
+    """What the audit found: the learning step's lines and one result per case, in the audit's order; `totals`
+    counts the cases of each verdict, `version` is mock-appleid's."""
     learned: List[str]
     cases: List[AuditCase]
     junit: str
+    totals: Dict[str, int] = dataclasses.field(default_factory=dict)
+    version: Optional[str] = None
 
     @property
     def verdicts(self) -> Dict[str, str]:
@@ -94,11 +101,21 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
         except subprocess.TimeoutExpired as error:
             raise AuditError(f"the audit did not finish within {timeout} s") from error
         if ran.returncode not in (0, 1):
-            raise AuditError(ran.stderr.strip().removeprefix("Error: ") or f"the audit exited with status {ran.returncode}")
+            raise AuditError(_why_not_run(ran))
         with open(junit_path, encoding="utf-8") as junit:
             report_junit = junit.read()
     document = json.loads(ran.stdout)
     return AuditReport(
-        learned=document["learned"], junit=report_junit,
+        learned=document["learned"], junit=report_junit, totals=document.get("totals") or {}, version=document.get("version"),
         cases=[AuditCase(id=case["id"], verdict=case["verdict"], apple_side=case["appleSide"], expected=case["expected"],
-                         seen=case["seen"], evidence=case["evidence"]) for case in document["cases"]])
+                         seen=case["seen"], evidence=case["evidence"], severity=case.get("severity"), reference=case.get("reference"),
+                         seconds=case.get("seconds")) for case in document["cases"]])
+
+
+def _why_not_run(ran: subprocess.CompletedProcess) -> str:
+    """Why the audit could not run: the `error` of the JSON object it printed, else its last error line."""
+    try:
+        return json.loads(ran.stdout)["error"]
+    except (ValueError, KeyError, TypeError):
+        errors = [line.removeprefix("Error: ") for line in ran.stderr.splitlines() if line.startswith("Error: ")]
+        return errors[-1] if errors else f"the audit exited with status {ran.returncode}"

@@ -29,7 +29,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case notYetValid
         /// `iss` is not Apple's.
         case wrongIssuer
-        /// `aud` is another client id.
+        /// `aud` is another client id, and `azp` names the client (so that only a check of `aud` refuses it).
         case wrongAudience
         /// The header names a `kid` that `/auth/keys` does not publish.
         case unknownKid
@@ -39,16 +39,19 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case noNonce
         /// A `nonce` claim that is not the one the request sent.
         case wrongNonce
-        /// `aud` is an array: the client and another audience.
+        /// `aud` is an array: the client and another audience, and `azp` names the client.
         case audienceArray
         /// `sub` names another user than the one who signed in.
         case otherSubject
         /// Signed by a key `/auth/keys` does not publish, under the `kid` of one it does.
         case foreignKey
-        /// `alg: none` and no signature.
+        /// `alg: none` and no signature, and no `at_hash` (so that only a check of the algorithm refuses it).
         case algNone
         /// HS256, keyed with the public key's PEM text.
         case hs256PublicKey
+        /// Not broken: `email_verified` and `is_private_email` are the strings `"true"` and `"false"`, as Apple has
+        /// sent them, whatever the scenario's `settings.booleans` says.
+        case stringBooleans
     }
 
     /// Where a fault applies.

@@ -107,6 +107,7 @@ extension Fault.IdentityTokenFault {
         case .foreignKey: return "id-token-foreign-key"
         case .algNone: return "id-token-alg-none"
         case .hs256PublicKey: return "id-token-hs256-public-key"
+        case .stringBooleans: return "id-token-string-booleans"
         }
     }
 }

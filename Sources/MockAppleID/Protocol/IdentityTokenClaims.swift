@@ -22,8 +22,9 @@ public struct IdentityTokenClaims: Sendable {
         self.options = options
     }
 
-    /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose
-    /// (expired, not yet valid, wrong `iss`, `aud`, `nonce` or `sub`, no `nonce`; the signature faults leave them alone).
+    /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose (expired, not yet valid,
+    /// wrong `iss`, `aud`, `nonce` or `sub`, no `nonce`; `alg: none` drops `at_hash`; the other signature faults leave
+    /// them alone), or gives Apple's string booleans.
     public func claims(for identity: SignedInIdentity, grant: Grant, now: Date, fault: Fault.IdentityTokenFault? = nil) -> JSONValue {
         let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
         var issuedAt = seconds(now)
@@ -35,6 +36,10 @@ public struct IdentityTokenClaims: Sendable {
         var claims: [(String, JSONValue)] = [
             ("iss", .string(fault == .wrongIssuer ? Self.wrongIssuer : issuer)),
             ("aud", audience(identity.clientID, fault: fault)),
+        ]
+        // A token for another audience names the client as its authorized party: only a check of `aud` refuses it.
+        if fault == .wrongAudience || fault == .audienceArray { claims.append(("azp", .string(identity.clientID))) }
+        claims += [
             ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
             ("sub", .string(fault == .otherSubject ? Self.otherSubject(than: identity.subject) : identity.subject)),
@@ -47,14 +52,15 @@ public struct IdentityTokenClaims: Sendable {
             claims.append(("c_hash", .string(TokenHash.of(code))))
         case let .codeExchange(accessToken, nonce, _):
             if let nonce, keepNonce { claims.append(("nonce", .string(broken(nonce)))) }
-            claims.append(("at_hash", .string(TokenHash.of(accessToken))))
+            // An unsigned token without `at_hash`: only a check of the algorithm refuses it.
+            if fault != .algNone { claims.append(("at_hash", .string(TokenHash.of(accessToken)))) }
         case let .refresh(accessToken):
-            claims.append(("at_hash", .string(TokenHash.of(accessToken))))
+            if fault != .algNone { claims.append(("at_hash", .string(TokenHash.of(accessToken)))) }
         }
         if let email = identity.email {
             claims.append(("email", .string(email.address)))
-            claims.append(("email_verified", boolean(email.verified, isPrivateEmailClaim: false)))
-            if email.isPrivate { claims.append(("is_private_email", boolean(true, isPrivateEmailClaim: true))) }
+            claims.append(("email_verified", boolean(email.verified, isPrivateEmailClaim: false, fault: fault)))
+            if email.isPrivate { claims.append(("is_private_email", boolean(true, isPrivateEmailClaim: true, fault: fault))) }
         }
         switch grant {
         case let .authorization(_, _, authTime), let .codeExchange(_, _, authTime):
@@ -95,7 +101,8 @@ public struct IdentityTokenClaims: Sendable {
         TimeRange.wholeSeconds(date.timeIntervalSince1970 + options.emittedTimeSkew)
     }
 
-    private func boolean(_ value: Bool, isPrivateEmailClaim: Bool) -> JSONValue {
+    private func boolean(_ value: Bool, isPrivateEmailClaim: Bool, fault: Fault.IdentityTokenFault?) -> JSONValue {
+        if fault == .stringBooleans { return .string(value ? "true" : "false") }
         switch options.booleans {
         case .boolean: return .bool(value)
         case .string: return .string(value ? "true" : "false")

@@ -45,7 +45,7 @@ extension AdminRoutes {
                     defer { withExtendedLifetime(claim) {} }
                     do throws(AuditFailure) {
                         let report = try await Audit.run(audit, apple: apple) { line in feed.yield(Self.line("progress", .string(line))) }
-                        feed.yield(Self.line("report", JSONValue.parse(Data(report.json.utf8)) ?? .null))
+                        feed.yield(Self.line("report", (try? JSONEncoder().encode(report)).flatMap { JSONValue.parse($0) } ?? .null))
                     } catch {
                         feed.yield(Self.line("failure", .string(error.description)))
                     }

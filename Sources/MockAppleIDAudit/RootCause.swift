@@ -1,0 +1,103 @@
+/// The check a relying party makes, or misses, that a case tests: the cases one missing check fails are one finding.
+public enum RootCause: String, Sendable, Codable, CaseIterable {
+    case signature, algorithm, issuer, audience, expiry
+    case issuedAt = "issued_at"
+    case nonce
+    case codeHash = "code_hash"
+    case samePerson = "same_person"
+    case frontChannel = "front_channel"
+    case state
+    case codeReplay = "code_replay"
+    case errorHandling = "error_handling"
+    case userJSON = "user_json"
+    case claims, cookies, notifications
+    case keyRotation = "key_rotation"
+
+    /// What a miss lets happen, in one line: for a must (a FAIL) and for a should (a WARN).
+    func impact(_ severity: Severity) -> String {
+        switch (self, severity) {
+        case (.signature, .must): return "a token nobody signed, or one signed by another key, signs someone in"
+        case (.signature, .should): return "the token endpoint's token is trusted without its signature (TLS stands in for it; no token from elsewhere was trusted)"
+        case (.algorithm, .must): return "a token with alg none, or keyed with Apple's public key as an HMAC secret, signs someone in"
+        case (.algorithm, .should): return "the token endpoint's token is trusted under any algorithm (TLS stands in for it)"
+        case (.issuer, _): return "a token another issuer made is taken as Apple's"
+        case (.audience, _): return "a token Apple made for another app, or for another audience too, signs someone in to this one"
+        case (.expiry, _): return "an expired token, replayed later, signs someone in"
+        case (.issuedAt, _): return "a token dated in the future is accepted"
+        case (.nonce, .must): return "a token captured from another sign-in can be replayed into this one"
+        case (.nonce, .should): return "nothing binds the front-channel token to the sign-in, though nothing reads that token yet"
+        case (.codeHash, _): return "a token from another sign-in can be paired with this sign-in's code"
+        case (.samePerson, .must): return "the front channel's person is signed in though the token endpoint names another"
+        case (.samePerson, .should): return "two tokens naming different people go unnoticed (the token endpoint's person is signed in)"
+        case (.frontChannel, .must): return "a forged front-channel token signs in the person it names"
+        case (.frontChannel, .should): return "the id_token that comes with the code is never validated (no token that was not verified was trusted)"
+        case (.state, _): return "another site can finish a sign-in in the person's browser (login CSRF)"
+        case (.codeReplay, .must): return "a replayed callback signs someone in again"
+        case (.codeReplay, .should): return "a replayed callback redeems its code again, or reuses a session's id; only Apple's invalid_grant stops a replay"
+        case (.errorHandling, .must): return "a cancelled or failed sign-in signs someone in"
+        case (.errorHandling, .should): return "a cancel or a failing token endpoint shows the person a server error, or no answer in time"
+        case (.userJSON, _): return "an email the browser can change (the user JSON's) becomes the account's"
+        case (.claims, _): return "people with no email, a relay address, or Apple's string booleans cannot sign in"
+        case (.cookies, _): return "people who take their time on Apple's page cannot sign in: the state cookie is withheld from Apple's form_post"
+        case (.notifications, .must): return "a forged, stale or replayed notification ends or changes someone's session"
+        case (.notifications, .should): return "Apple's revocations and deletions leave sessions open, or are answered as accepted when they were not"
+        case (.keyRotation, _): return "sign-in breaks when Apple rotates its signing key"
+        }
+    }
+}
+
+extension AuditCase {
+    /// The check this case tests.
+    public var rootCause: RootCause {
+        switch self {
+        case .idTokenSignature, .idTokenForeignKey, .idTokenUnknownKid, .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenUnknownKid,
+             .nativeSignature, .keysUnreachable:
+            return .signature
+        case .idTokenAlgNone, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
+        case .idTokenIssuer, .tokenIDTokenIssuer: return .issuer
+        case .idTokenAudience, .idTokenAudienceArray, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
+            return .audience
+        case .idTokenExpired, .tokenIDTokenExpired, .nativeExpired: return .expiry
+        case .idTokenIssuedInFuture, .tokenIDTokenIssuedInFuture: return .issuedAt
+        case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce: return .nonce
+        case .idTokenCodeHash: return .codeHash
+        case .idTokenSubjectMismatch, .tokenIDTokenSubjectMismatch: return .samePerson
+        case .idTokenUnvalidated: return .frontChannel
+        case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession: return .state
+        case .callbackReplay: return .codeReplay
+        case .callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow: return .errorHandling
+        case .callbackUserEmailMismatch, .callbackUserEmailOnly: return .userJSON
+        case .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .callbackStringBooleans: return .claims
+        case .cookiesSlowPerson: return .cookies
+        case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
+             .notificationsConsentRevoked, .notificationsAccountDelete:
+            return .notifications
+        case .keysRotation: return .keyRotation
+        }
+    }
+}
+
+/// The cases one missing check failed, as one finding: the check, how much it weighs, and what it lets happen.
+public struct Finding: Sendable, Codable, Equatable {
+    public let rootCause: RootCause
+    /// The worst verdict among its cases (FAIL, INCONCLUSIVE or WARN).
+    public let verdict: Verdict
+    public let severity: Severity
+    /// What the miss lets happen, in one line.
+    public let impact: String
+    /// The ids of its cases, in the audit's order.
+    public let cases: [String]
+
+    /// The findings of `results`: their FAIL, INCONCLUSIVE and WARN cases grouped by root cause, worst first.
+    static func of(_ results: [CaseResult]) -> [Finding] {
+        let missed = results.filter { AuditGate.rank($0.verdict) > 0 }
+        let groups = Dictionary(grouping: missed) { AuditCase(rawValue: $0.id)?.rootCause }
+        let findings: [Finding] = RootCause.allCases.compactMap { cause in
+            guard let results = groups[cause], let worst = results.map(\.verdict).max(by: { AuditGate.rank($0) < AuditGate.rank($1) }) else { return nil }
+            let severity: Severity = worst == .warn ? .should : .must
+            let impact = worst == .inconclusive ? "the audit cannot tell whether " + cause.impact(.must) : cause.impact(severity)
+            return Finding(rootCause: cause, verdict: worst, severity: severity, impact: impact, cases: results.map(\.id))
+        }
+        return findings.sorted { AuditGate.rank($0.verdict) > AuditGate.rank($1.verdict) }
+    }
+}
