@@ -121,6 +121,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // Its thread pool runs the blocking name lookups of the audit's target check.
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The certificate authorities the audit's browser trusts for a relying party served over https (--ca).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

@@ -22,6 +22,9 @@ public struct AuditConfiguration: Sendable {
     public var targets = AuditTargets.any
     /// The address each host is reached at, checked already (``Audit/checkTargets(_:)``); nil: the run checks.
     public var pins: [String: String]?
+    /// Certificate authorities the audit's browser trusts besides the system's, in PEM, for a relying party served
+    /// over https with a certificate of its own (`--ca`).
+    public var trustedCertificates: String?
 
     /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
     /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
@@ -83,7 +86,8 @@ public enum Audit {
         try check(configuration, apple: apple)
         let pins: [String: String]
         if let checked = configuration.pins { pins = checked } else { pins = try await checkTargets(configuration) }
-        let browser = AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins)
+        let browser = try AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins,
+                                       trusting: configuration.trustedCertificates)
         let began = ContinuousClock.now
         let outcome: Result<(learned: [String], cases: [CaseResult]), AuditFailure>
         do throws(AuditFailure) {

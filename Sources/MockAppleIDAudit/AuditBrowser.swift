@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The audit's browser: it sends requests to the relying party with a ``BrowserCookieJar`` and follows
 /// redirects as a browser would, but only on the relying party's host; it stops at the mock server's
@@ -125,10 +126,19 @@ final class AuditBrowser: Sendable {
     /// The checked address of each host the browser may reach, by its lower-cased name.
     private let pins: [String: String]
 
-    init(scope: Scope, pins: [String: String]) {
+    /// A browser that reaches `scope`'s hosts at their `pins`, trusting the certificate authorities in
+    /// `trustedCertificates` (PEM) besides the system's.
+    init(scope: Scope, pins: [String: String], trusting trustedCertificates: String? = nil) throws(AuditFailure) {
         self.scope = scope
         self.pins = pins
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        if let trustedCertificates {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            do { tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(trustedCertificates.utf8)))] } catch {
+                throw AuditFailure("--ca holds no PEM certificate the browser can trust: \(error)")
+            }
+            configuration.tlsConfiguration = tls
+        }
         // Each host is reached at the address that was checked (``AuditTargets/pin(_:resolve:)``).
         configuration.dnsOverride = pins
         // A read may wait as long as the longest case lets a request take (a slow token endpoint behind the RP).
@@ -187,6 +197,10 @@ final class AuditBrowser: Sendable {
                 return navigation
             } catch is NIOTooManyBytesError {
                 navigation.end = .failed("\(url.absoluteString) answered a body over \(Self.bodyLimit / 1024 / 1024) MB")
+                return navigation
+            } catch let error as NIOSSLError where "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
+                navigation.end = .failed("\(url.absoluteString) could not be reached: its certificate is not one the audit trusts "
+                                         + "(give its certificate authority with --ca)")
                 return navigation
             } catch {
                 navigation.end = .failed("\(url.absoluteString) could not be reached: \(error)")

@@ -6,7 +6,10 @@ import MockAppleID
 public struct AuditRequest: Sendable, Equatable {
     /// The admin API's names for the fields, in this order; the command line's options are the same words
     /// (`signedIn` is `--signed-in`).
-    public static let fields = ["start", "signedIn", "persona", "cases", "native", "nativeBody", "nativeNonceSHA256", "bundleID", "notifications"]
+    public static let fields = ["start", "signedIn", "persona", "cases", "native", "nativeBody", "nativeNonceSHA256", "bundleID", "notifications",
+                                "ca"]
+    /// The most PEM text `ca` may hold.
+    public static let caLimit = 64 * 1024
 
     public var start: String?
     public var signedIn: String?
@@ -18,10 +21,15 @@ public struct AuditRequest: Sendable, Equatable {
     public var nativeNonceSHA256: Bool
     public var bundleID: String?
     public var notifications: String?
+    /// Certificate authorities to trust for a relying party served over https, in PEM (the command line's `--ca`
+    /// names a file and sends its text).
+    public var ca: String?
 
     /// Inputs as given; nil is not given.
     public init(start: String?, signedIn: String?, persona: String? = nil, cases: [String]? = nil, native: String? = nil,
-                nativeBody: String? = nil, nativeNonceSHA256: Bool = false, bundleID: String? = nil, notifications: String? = nil) {
+                nativeBody: String? = nil, nativeNonceSHA256: Bool = false, bundleID: String? = nil, notifications: String? = nil,
+                ca: String? = nil) {
+        self.ca = ca
         self.start = start
         self.signedIn = signedIn
         self.persona = persona
@@ -54,13 +62,13 @@ public struct AuditRequest: Sendable, Equatable {
         }
         self.init(start: try text("start"), signedIn: try text("signedIn"), persona: try text("persona"), cases: cases,
                   native: try text("native"), nativeBody: try text("nativeBody"), nativeNonceSHA256: hashes,
-                  bundleID: try text("bundleID"), notifications: try text("notifications"))
+                  bundleID: try text("bundleID"), notifications: try text("notifications"), ca: try text("ca"))
     }
 
     /// These inputs as the JSON object ``init(json:)`` reads (inputs not given are left out).
     public var json: JSONValue {
         let texts: [(String, String?)] = [("start", start), ("signedIn", signedIn), ("persona", persona), ("native", native),
-                                          ("nativeBody", nativeBody), ("bundleID", bundleID), ("notifications", notifications)]
+                                          ("nativeBody", nativeBody), ("bundleID", bundleID), ("notifications", notifications), ("ca", ca)]
         var members = texts.compactMap { name, value in value.map { (name, JSONValue.string($0)) } }
         if let cases { members.append(("cases", .array(cases.map(JSONValue.string)))) }
         if nativeNonceSHA256 { members.append(("nativeNonceSHA256", .bool(true))) }
@@ -92,7 +100,10 @@ public struct AuditRequest: Sendable, Equatable {
             guard let url = URL(string: notifications) else { throw AuditFailure("--notifications must be a URL") }
             notificationsURL = url
         }
-        return AuditConfiguration(startURL: startURL, signedInURL: signedInURL, persona: persona ?? "jane", cases: selected,
-                                  native: backend, notificationsURL: notificationsURL)
+        if let ca, ca.utf8.count > Self.caLimit { throw AuditFailure("--ca must be at most \(Self.caLimit / 1024) KB of PEM") }
+        var configuration = AuditConfiguration(startURL: startURL, signedInURL: signedInURL, persona: persona ?? "jane", cases: selected,
+                                               native: backend, notificationsURL: notificationsURL)
+        configuration.trustedCertificates = ca
+        return configuration
     }
 }

@@ -11,6 +11,13 @@ struct Judge {
 
     let learned: Learned
 
+    /// Said of a withheld cookie when the relying party is audited over http.
+    static let schemeNote = "; it was audited over http, and some libraries mark their cookies SameSite=None; Secure only over https "
+        + "(audit it over https, with --ca for its certificate, to tell)"
+
+    /// Whether Apple's answer goes to the relying party over plain http.
+    private var overHTTP: Bool { learned.request.first("redirect_uri").flatMap(URL.init(string:))?.scheme?.lowercased() == "http" }
+
     func judge(_ auditCase: AuditCase, _ outcome: CaseRunner.Outcome) -> CaseResult {
         let rule = auditCase.rule
         let played: CaseRunner.Played
@@ -93,7 +100,8 @@ struct Judge {
                 seen = "did not finish signing in: it " + unfinished
             } else {
                 verdict = .fail
-                seen = observation.callback.hops.first.map { "did not sign in (its callback answered \($0.status))" } ?? "did not sign in"
+                seen = (observation.callback.hops.first.map { "did not sign in (its callback answered \($0.status))" } ?? "did not sign in")
+                    + (auditCase == .cookiesSlowPerson && overHTTP ? Self.schemeNote : "")
             }
         case .ignore:
             let answered = observation.callback.finalStatus.map(String.init) ?? "nothing"

@@ -50,6 +50,8 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle ID (default: the first of the web client's team).") var bundleID: String?
     @Option(help: "The relying party's server-to-server notification endpoint (audits the notifications.* cases).")
     var notifications: String?
+    @Option(help: "A PEM file of certificate authorities to trust, besides the system's, for a relying party served over https with a certificate of its own.")
+    var ca: String?
     @Flag(name: .customLong("list-cases"), help: "List the cases with what each expects (a Markdown table), and exit.") var listCases = false
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case table, json }
@@ -59,7 +61,8 @@ struct AuditCommand: AsyncParsableCommand {
         let gate = AuditGate(threshold: failOn, baseline: baselineFindings())
         let request = AuditRequest(start: start, signedIn: signedIn, persona: persona,
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
-                                   nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications)
+                                   nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications,
+                                   ca: ca.map { readBounded($0, what: "--ca", limit: AuditRequest.caLimit) })
         let configuration: AuditConfiguration
         do { configuration = try request.configuration() } catch { fail(error.description) }
         // A line per case, terminal or not: a CI log is never silent for long.
@@ -90,11 +93,17 @@ struct AuditCommand: AsyncParsableCommand {
     /// The findings `--baseline` names (none without it).
     private func baselineFindings() -> [String: Verdict] {
         guard let baseline else { return [:] }
-        guard let handle = FileHandle(forReadingAtPath: baseline) else { fail("cannot read the baseline \(baseline)") }
+        let text = readBounded(baseline, what: "--baseline", limit: Self.baselineLimit)
+        do { return try AuditGate.baseline(fromReport: Data(text.utf8)) } catch { fail("\(baseline): \(error.description)") }
+    }
+
+    /// The text of the file `path` an option names, at most `limit` bytes; the audit cannot run otherwise.
+    private func readBounded(_ path: String, what option: String, limit: Int) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { fail("cannot read \(option) \(path)") }
         defer { try? handle.close() }
-        let data = ((try? handle.read(upToCount: Self.baselineLimit + 1)) ?? nil) ?? Data()
-        guard data.count <= Self.baselineLimit else { fail("the baseline \(baseline) is over \(Self.baselineLimit / 1024 / 1024) MB") }
-        do { return try AuditGate.baseline(fromReport: data) } catch { fail("\(baseline): \(error.description)") }
+        let data = ((try? handle.read(upToCount: limit + 1)) ?? nil) ?? Data()
+        guard data.count <= limit else { fail("\(option) \(path) is over \(limit / 1024) KB") }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The audit against a server of its own, started on the scenario, host and port given.

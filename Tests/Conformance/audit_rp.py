@@ -5,7 +5,8 @@ identity token that comes with the code; as `signup`, asks a person whose `sub` 
 sign up rather than comparing the two tokens' people), `--cookie` chooses how the state cookie
 is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
 `--misbehave` makes it answer badly; `--native-nonce sha256` is an iOS app that passes Apple the SHA-256 (hex) of the
-nonce it posts. It prints "ready PORT" once it listens.
+nonce it posts; `--tls CERT KEY` serves it over https (and `--cookie by-scheme` marks its state cookie
+`SameSite=None; Secure` over https only, as some libraries do). It prints "ready PORT" once it listens.
 
     python audit_rp.py --apple http://127.0.0.1:8080 --key Keys/AuthKey_MOCKKEY001.p8 [--port 0] [--host localhost]
                        [--broken nonce] [--cookie none|lax|unset] [--flow hybrid|code] [--misbehave loop]
@@ -19,6 +20,7 @@ import html
 import http.server
 import json
 import secrets
+import ssl
 import threading
 import time
 import urllib.parse
@@ -67,7 +69,8 @@ class RelyingParty:
         state, nonce = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
         query = {"client_id": CLIENT_ID, "redirect_uri": self.callback, "response_mode": "form_post", "scope": "name email",
                  "response_type": "code id_token" if self.flow == "hybrid" else "code", "state": state, "nonce": nonce}
-        marks = {"none": "; SameSite=None; Secure", "lax": "; SameSite=Lax", "unset": ""}[self.cookie]
+        by_scheme = "; SameSite=None; Secure" if self.callback.startswith("https:") else ""
+        marks = {"none": "; SameSite=None; Secure", "lax": "; SameSite=Lax", "unset": "", "by-scheme": by_scheme}[self.cookie]
         cookie = f"rp_auth={state}.{nonce}; Path=/; HttpOnly{marks}"
         return f"{self.apple}/auth/authorize?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote), [cookie]
 
@@ -316,7 +319,8 @@ def main():
     parser.add_argument("--apple", required=True)
     parser.add_argument("--key", required=True, help="the developer key (.p8) client secrets are signed with")
     parser.add_argument("--broken", choices=BROKEN_CHECKS)
-    parser.add_argument("--cookie", choices=["none", "lax", "unset"], default="none")
+    parser.add_argument("--cookie", choices=["none", "lax", "unset", "by-scheme"], default="none")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve over https with this certificate and key")
     parser.add_argument("--flow", choices=["hybrid", "code"], default="hybrid")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
     parser.add_argument("--native-nonce", choices=["raw", "sha256"], default="raw")
@@ -325,7 +329,11 @@ def main():
         private_key = key_file.read()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), http.server.BaseHTTPRequestHandler)
     port = server.server_address[1]
-    rp = RelyingParty(f"http://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
+    if arguments.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*arguments.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    rp = RelyingParty(f"{'https' if arguments.tls else 'http'}://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
                       arguments.flow, arguments.native_nonce)
     server.RequestHandlerClass = make_handler(rp, arguments.misbehave)
     print(f"ready {port}", flush=True)

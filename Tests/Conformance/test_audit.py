@@ -98,21 +98,22 @@ def write_scenario(folder: str, origin: str) -> pathlib.Path:
 
 
 @contextlib.contextmanager
-def started(command: list, host: str = "127.0.0.1"):
+def started(command: list, host: str = "127.0.0.1", scheme: str = "http"):
     """A relying party's process, which prints "ready PORT" once it listens; yields its origin, and kills it."""
     process = subprocess.Popen([sys.executable, *command], stdout=subprocess.PIPE, text=True)
     try:
         ready = process.stdout.readline().split()
         assert ready[:1] == ["ready"], f"the relying party did not start: {ready}"
-        yield f"http://{host}:{ready[1]}"
+        yield f"{scheme}://{host}:{ready[1]}"
     finally:
         process.kill()
         process.wait()
 
 
 def sample_process(apple: str, *options: str, host: str = "127.0.0.1", port: int = 0):
-    """The sample relying party configured with the server at `apple`."""
-    return started([str(RP), "--apple", apple, "--key", str(KEY), "--host", host, "--port", str(port), *options], host=host)
+    """The sample relying party configured with the server at `apple` (over https when `options` has `--tls`)."""
+    return started([str(RP), "--apple", apple, "--key", str(KEY), "--host", host, "--port", str(port), *options], host=host,
+                   scheme="https" if "--tls" in options else "http")
 
 
 @contextlib.contextmanager

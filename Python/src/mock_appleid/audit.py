@@ -66,14 +66,15 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
           native: Optional[str] = None, native_body: Optional[str] = None, native_nonce_sha256: bool = False,
           bundle_id: Optional[str] = None, notifications: Optional[str] = None, binary: Optional[str] = None,
           server: Optional[str] = None, admin_token: Optional[str] = None, apple_url: Optional[str] = None,
-          timeout: float = 600) -> AuditReport:
+          ca: Union[str, os.PathLike, None] = None, timeout: float = 600) -> AuditReport:
     """Audits the relying party whose sign-in starts at `start`, judging by its `signed_in` page (2xx only to
     a signed-in session). `cases` takes ids and prefixes ending in `*`; all cases when None. `native` (with
     `native_body`, `native_nonce_sha256`, `bundle_id`) and `notifications` are its iOS backend and notification
     endpoint, when it has them. With `server` (a running server's base URL, and its `admin_token` if it has one),
     that server plays Apple's side, and `port`, `host` and `scenario` are unused; `apple_url` is its base URL as
     the relying party uses it when that is another (https://appleid.apple.com for one led to it by Apple's host
-    names, as `MockAppleIDClient.as_apple()` does).
+    names, as `MockAppleIDClient.as_apple()` does); `ca` is a PEM file of certificate authorities to trust for a
+    relying party served over https with a certificate of its own.
     Raises AuditError when the audit could not run."""
     arguments = [find_binary(binary), "audit", "--start", start, "--signed-in", signed_in, "--persona", persona, "--format", "json"]
     if server is not None:
@@ -92,6 +93,8 @@ def audit(start: str, signed_in: str, *, port: int = 8080, host: str = "127.0.0.
             arguments += [option, value]
     if native_nonce_sha256:
         arguments.append("--native-nonce-sha256")
+    if ca is not None:
+        arguments += ["--ca", os.fspath(ca)]
     with tempfile.TemporaryDirectory(prefix="mock-appleid-audit-") as folder:
         junit_path = os.path.join(folder, "audit.xml")
         try:

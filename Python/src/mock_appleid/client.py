@@ -218,7 +218,8 @@ class MockAppleIDClient:
         """The RP audit through this server: it plays Apple's side, with its scenario and world, against the relying
         party configured with it, whose sign-in starts at `start` and whose `signed_in` page answers 2xx only to a
         signed-in session. The options are `mock_appleid.audit`'s (`cases`, `persona`, `native`, `notifications`,
-        ...). The audit changes the world as it goes (it revokes consents, rotates the signing key, clears faults).
+        ...). The audit changes the world as it goes (it revokes consents, rotates the signing key, clears faults), and
+        puts back its keys and the app's notification URL when it ends.
         Raises AuditError when the audit could not run."""
         return audit(start, signed_in, server=self.base_url, admin_token=self.admin_token, binary=self.binary, **options)
 
