@@ -16,6 +16,7 @@ import time
 
 import requests
 
+from audit_bench import audit_rows
 from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, cpu_per_request, first_answer_rss, free_port,
                      median_start_ups, parallel_flows, process_cpu_seconds, publish, rss_mb, run_parallel, table, wrk,
                      client_secret)
@@ -242,6 +243,7 @@ def main():
                  f"{button_rate / routed_keys_rate:.2f} × /auth/keys through the router ({routed_keys_rate / 1000:.1f} k/s)",
                  "about 1 ×"))
     rows += relay_rows(binary)
+    rows += audit_rows(binary)
 
     floor_command = lambda p: [options.stack_floor, "--port", str(p), "--file", body_file.name]  # noqa: E731
     try:

@@ -135,40 +135,6 @@ struct CaseRunner: Sendable {
                                                 timeout: timeout, answersWithin: answersWithin)
         return .played(Played(observation: observation))
     }
-
-    /// How long after its last fetch of `/auth/keys` a relying party is given before a rotation: libraries
-    /// refetch at most once in a while (PyJWT's `PyJWKClient` every 30 seconds), and Apple never rotates
-    /// seconds after a fetch.
-    static let refetchPause: TimeInterval = 31
-
-    private func playKeys(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
-        var evidence: [String] = []
-        if auditCase == .keysRotation, let waited = await waitForRefetchPause() {
-            evidence.append("waited \(Int(waited.rounded())) s after the relying party's last fetch of /auth/keys")
-        }
-        var attempt = try await firstSignIn()
-        let kid: String
-        do { kid = try apple.rotateSigningKey() } catch { throw AuditFailure("could not rotate the signing key: \(error)") }
-        if auditCase == .keysUnreachable { apple.queue(.keysUnavailable(status: 503), clientID: nil, count: nil) }
-        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
-        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
-        // A relying party that fetches the token itself may rely on TLS instead of the signature: a should then.
-        return .played(Played(observation: observation, missIsWarning: !attempt.sendsFrontChannelToken,
-                              evidence: evidence + ["Apple signs with the new key \(kid)"]))
-    }
-
-    /// Waits until the relying party's last fetch of `/auth/keys` is ``refetchPause`` old (on the server's
-    /// clock, and never longer than that in real time); returns how long it waited, nil when it did not.
-    private func waitForRefetchPause() async -> TimeInterval? {
-        let fetches = apple.provider.journal.entries().filter { $0.endpoint == AppleEndpoint.keys.rawValue }
-        guard let last = fetches.last else { return nil }
-        let age = apple.provider.clock.now.timeIntervalSince(last.time)
-        guard age < Self.refetchPause else { return nil }
-        let wait = min(Self.refetchPause - age, Self.refetchPause)
-        try? await Task.sleep(for: .seconds(wait))
-        return wait
-    }
 }
 
 extension Array where Element == FormParameters.Pair {

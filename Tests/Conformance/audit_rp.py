@@ -48,7 +48,7 @@ class SignUp(Exception):
 
 class RelyingParty:
     def __init__(self, origin: str, apple: str, private_key: str, broken: str | None, cookie: str, flow: str,
-                 native_nonce: str = "raw"):
+                 native_nonce: str = "raw", keys_cooldown: float = 30):
         self.callback = f"{origin}/callback"
         self.apple = apple
         self.private_key = private_key
@@ -56,7 +56,8 @@ class RelyingParty:
         self.cookie = cookie
         self.flow = flow
         self.native_nonce = native_nonce
-        self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10)
+        # PyJWT fetches the keys again for an unknown kid at most once per `keys_cooldown` seconds (30 by default).
+        self.keys = jwt.PyJWKClient(f"{apple}/auth/keys", cache_keys=True, timeout=10, cooldown_duration=keys_cooldown)
         self.sessions: dict[str, dict] = {}
         self.redeemed: dict[str, dict] = {}
         self.used_states: set[str] = set()
@@ -321,6 +322,7 @@ def main():
     parser.add_argument("--broken", choices=BROKEN_CHECKS)
     parser.add_argument("--cookie", choices=["none", "lax", "unset", "by-scheme"], default="none")
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve over https with this certificate and key")
+    parser.add_argument("--keys-cooldown", type=float, default=30, help="seconds between fetches of the keys for an unknown kid")
     parser.add_argument("--flow", choices=["hybrid", "code"], default="hybrid")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
     parser.add_argument("--native-nonce", choices=["raw", "sha256"], default="raw")
@@ -334,7 +336,7 @@ def main():
         context.load_cert_chain(*arguments.tls)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     rp = RelyingParty(f"{'https' if arguments.tls else 'http'}://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
-                      arguments.flow, arguments.native_nonce)
+                      arguments.flow, arguments.native_nonce, arguments.keys_cooldown)
     server.RequestHandlerClass = make_handler(rp, arguments.misbehave)
     print(f"ready {port}", flush=True)
     server.serve_forever()
