@@ -73,15 +73,27 @@ public struct AppleSide: Sendable {
     /// ``freshPersonaID`` made anew: a new Apple Account (a new `sub`) and, with `withEmail`, an email no one has had,
     /// so that a case about the first sign-in's `user` JSON meets the relying party's account creation. Its account
     /// is deleted again by ``restore()``.
-    func freshPersona(withEmail: Bool) throws(PersonaError) -> Persona {
+    func freshPersona(withEmail: Bool) throws(AuditFailure) -> Persona {
         let suffix = Hex.encode((0..<6).map { _ in UInt8.random(in: .min ... .max) })
-        let persona = Persona(id: Self.freshPersonaID, firstName: "Audit", lastName: "Person",
-                              email: withEmail ? "audit.person.\(suffix)@example.net" : nil)
-        if provider.persona(persona.id) != nil, !provider.isDeleted(personaID: persona.id) { try provider.deleteAccount(personaID: persona.id) }
-        try provider.createPersona(persona)
+        let persona = Persona(id: Self.freshPersonaID, firstName: Self.freshPersonaName.first, lastName: Self.freshPersonaName.last,
+                              email: withEmail ? "\(Self.freshEmailPrefix)\(suffix)@example.net" : nil)
+        if let existing = provider.persona(persona.id) {
+            // A scenario's own persona of that id is not the audit's to delete.
+            guard (existing.firstName, existing.lastName) == Self.freshPersonaName,
+                  existing.email.map({ $0.hasPrefix(Self.freshEmailPrefix) }) ?? true else {
+                throw AuditFailure("the scenario has a persona \(persona.id) of its own, which the audit does not change")
+            }
+            if !provider.isDeleted(personaID: persona.id) {
+                do { try provider.deleteAccount(personaID: persona.id) } catch { throw AuditFailure("could not end \(persona.id)'s account: \(error)") }
+            }
+        }
+        do { try provider.createPersona(persona) } catch { throw AuditFailure("could not make \(persona.id) anew: \(error)") }
         changes.madeFreshPersona()
         return persona
     }
+
+    private static let freshPersonaName = (first: "Audit", last: "Person")
+    private static let freshEmailPrefix = "audit.person."
 
     /// Makes the person's next sign-in to `clientID` a first one (Apple then sends the `user` JSON).
     func forget(persona: String, clientID: String) { try? provider.revokeConsent(personaID: persona, clientID: clientID) }

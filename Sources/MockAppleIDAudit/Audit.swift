@@ -143,6 +143,9 @@ public enum Audit {
         guard apple.provider.persona(configuration.persona) != nil else {
             throw AuditFailure("the scenario has no persona \"\(configuration.persona)\"")
         }
+        guard configuration.persona != AppleSide.freshPersonaID else {
+            throw AuditFailure("the persona \(AppleSide.freshPersonaID) is the one the audit makes anew for its cases; choose another --persona")
+        }
         guard !configuration.cases.isEmpty else { throw AuditFailure("no case selected") }
     }
 

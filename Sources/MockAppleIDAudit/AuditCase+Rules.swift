@@ -24,8 +24,7 @@ extension AuditCase {
         case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
                                                "refuse a token it cannot verify", Self.idTokenValidation)
         case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
-        case .idTokenAudience: return refuse("the front-channel id_token's aud is another client of the same team (its azp is the client)", "check aud",
-                                             Self.idTokenValidation)
+        case .idTokenAudience: return refuse("the front-channel id_token's aud is another client of the same team", "check aud", Self.idTokenValidation)
         case .idTokenAudienceArray: return refuse("the front-channel id_token's aud is an array: the client and another audience (its azp is the client)",
                                                   "refuse an extra audience it does not trust", Self.idTokenValidation)
         case .idTokenExpired: return refuse("the front-channel id_token expired an hour ago", "check exp", Self.idTokenValidation)
@@ -57,8 +56,7 @@ extension AuditCase {
         case .tokenIDTokenUnknownKid: return refuse("/auth/token's id_token names a kid that /auth/keys does not publish",
                                                     "refuse a token it cannot verify", Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenIssuer: return refuse("/auth/token's id_token's iss is not https://appleid.apple.com", "check iss", Self.tokenEndpointGrading)
-        case .tokenIDTokenAudience: return refuse("/auth/token's id_token's aud is another client id (its azp is the client)", "check aud",
-                                                  Self.tokenEndpointGrading)
+        case .tokenIDTokenAudience: return refuse("/auth/token's id_token's aud is another client id", "check aud", Self.tokenEndpointGrading)
         case .tokenIDTokenExpired: return refuse("/auth/token's id_token expired an hour ago", "check exp", Self.tokenEndpointGrading)
         case .tokenIDTokenIssuedInFuture: return refuse("/auth/token's id_token's iat is an hour ahead", "refuse a token issued in the future",
                                                         Self.tokenEndpointGrading, warning: true)

@@ -1,4 +1,5 @@
 import Foundation
+import MockAppleID
 
 /// What makes an audit fail a CI job: a FAIL or an INCONCLUSIVE always, a WARN too with `failOn: .warn`, unless a
 /// baseline accepts it (a finding a team already knows of, so that it gates on regressions only).
@@ -21,20 +22,30 @@ public struct AuditGate: Sendable, Equatable {
         self.baseline = baseline
     }
 
-    /// The findings of an earlier audit's JSON report (`--format json`): its FAIL, INCONCLUSIVE and WARN cases.
+    /// The findings of an earlier audit's JSON report (`--format json`): its FAIL, INCONCLUSIVE and WARN cases. Only
+    /// each case's `id` and `verdict` are read, so a report of another version serves (a verdict it does not know is
+    /// no finding).
     public static func baseline(fromReport data: Data) throws(AuditFailure) -> [String: Verdict] {
-        let report: AuditReport
-        do { report = try JSONDecoder().decode(AuditReport.self, from: data) } catch {
-            throw AuditFailure("the baseline is not an audit's JSON report (mock-appleid audit --format json): \(error)")
+        guard let report = JSONValue.parse(data), case let .array(cases)? = report["cases"] else {
+            throw AuditFailure("the baseline is not an audit's JSON report (mock-appleid audit --format json): it has no list of cases")
         }
-        return Dictionary(report.cases.filter { rank($0.verdict) > 0 }.map { ($0.id, $0.verdict) }, uniquingKeysWith: { first, _ in first })
+        var findings: [String: Verdict] = [:]
+        for result in cases {
+            guard let id = result["id"]?.stringValue, let verdict = result["verdict"]?.stringValue.flatMap(Verdict.init(rawValue:)),
+                  rank(verdict) > 0 else { continue }
+            findings[id] = findings[id] ?? verdict
+        }
+        return findings
     }
 
     /// The cases of `report` that fail the job, in its order.
     public func failing(_ report: AuditReport) -> [CaseResult] { report.cases.filter { fails($0) } }
 
     /// The cases of `report` that would fail the job but for the baseline, in its order.
-    public func accepted(_ report: AuditReport) -> [CaseResult] { report.cases.filter { failsWithoutBaseline($0) && !fails($0) } }
+    public func accepted(_ report: AuditReport) -> [CaseResult] { report.cases.filter(isAccepted) }
+
+    /// Whether `result` would fail the job but for the baseline.
+    public func isAccepted(_ result: CaseResult) -> Bool { failsWithoutBaseline(result) && !fails(result) }
 
     /// The baseline's findings that `report` no longer shows: cases that now PASS (the baseline can lose them).
     public func resolved(_ report: AuditReport) -> [CaseResult] {

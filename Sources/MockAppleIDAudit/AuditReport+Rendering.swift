@@ -4,7 +4,7 @@ import MockAppleID
 extension AuditReport {
     /// The terminal table: per case its verdict, id and what was seen, with what Apple's side did and what was
     /// expected under it, and for a case that did not PASS its evidence (and whether the baseline accepts it); then
-    /// the totals, the findings by root cause with what each lets happen, and the baseline's findings no longer found.
+    /// the totals, the findings by root cause with what each lets happen, and the baseline's findings that now PASS.
     public func table(gate: AuditGate = AuditGate()) -> String {
         var lines = ["What the honest sign-in looked like:"] + learned.map { "  " + $0 } + [""]
         let width = max(4, cases.map(\.id.count).max() ?? 0)
@@ -16,7 +16,7 @@ extension AuditReport {
             lines.append(indent + "Apple's side: " + result.appleSide)
             lines.append(indent + "expected: " + result.expected)
             if result.verdict != .pass { lines += result.evidence.map { indent + "evidence: " + $0 } }
-            if let known = gate.baseline[result.id], !gate.fails(result), result.verdict != .pass {
+            if gate.isAccepted(result), let known = gate.baseline[result.id] {
                 lines.append(indent + "accepted by the baseline (\(known.rawValue) there)")
             }
         }
@@ -32,7 +32,7 @@ extension AuditReport {
         }
         let resolved = gate.resolved(self)
         if !resolved.isEmpty {
-            lines.append("no longer found, so the baseline can lose them: " + resolved.map { "\($0.id) (\(gate.baseline[$0.id]?.rawValue ?? ""))" }.joined(separator: ", "))
+            lines.append("now PASS, so the baseline can lose them: " + resolved.map { "\($0.id) (\(gate.baseline[$0.id]?.rawValue ?? ""))" }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -79,7 +79,7 @@ extension AuditReport {
     public func junit(gate: AuditGate = AuditGate()) -> String {
         let failing = gate.failing(self)
         let errors = failing.filter { $0.verdict == .inconclusive }.count
-        let skipped = cases.filter { $0.verdict == .skip || (!gate.fails($0) && gate.baseline[$0.id] != nil && $0.verdict != .pass) }.count
+        let skipped = cases.filter { $0.verdict == .skip || gate.isAccepted($0) }.count
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuite name="mock-appleid audit (\#(totalsText))" tests="\#(cases.count)" failures="\#(failing.count - errors)" "#
             + #"errors="\#(errors)" skipped="\#(skipped)"\#(Self.time(seconds))>"# + "\n"
@@ -94,7 +94,7 @@ extension AuditReport {
                 xml += #"    <\#(element) type="\#(result.verdict.rawValue)" message="\#(message)">\#(detail)</\#(element)>"# + "\n"
             } else if result.verdict == .skip {
                 xml += #"    <skipped message="\#(message)"/>"# + "\n"
-            } else if result.verdict != .pass, let known = gate.baseline[result.id] {
+            } else if gate.isAccepted(result), let known = gate.baseline[result.id] {
                 xml += #"    <skipped message="\#(result.verdict.rawValue), accepted by the baseline (\#(known.rawValue) there): \#(message)"/>"# + "\n"
             } else if result.verdict != .pass {
                 xml += "    <system-out>\(result.verdict.rawValue): \(detail)</system-out>\n"

@@ -88,7 +88,8 @@ public struct AuditReport: Sendable, Codable, Equatable {
         totals = Dictionary(uniqueKeysWithValues: Verdict.allCases.map { verdict in (verdict.rawValue, cases.filter { $0.verdict == verdict }.count) })
     }
 
-    /// Whether any case failed or could not be told (the command's exit status is then 1, unless a baseline accepts it).
+    /// Whether any case failed or could not be told: the default gate (``AuditGate``) fails on it, as the command's exit
+    /// status 1 does without `--fail-on warn` or `--baseline`.
     public var hasFailures: Bool { !AuditGate().failing(self).isEmpty }
 
     /// How many cases ended with each verdict.

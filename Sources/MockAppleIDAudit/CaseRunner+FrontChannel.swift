@@ -42,6 +42,9 @@ extension CaseRunner {
     func playStringBooleans() async throws(AuditFailure) -> Outcome {
         var attempt = try await firstSignIn()
         guard learned.exchangesCode || attempt.sendsFrontChannelToken else { return .skipped("the relying party reads no identity token") }
+        guard attempt.request.first("scope")?.split(separator: " ").contains("email") ?? false else {
+            return .skipped("the relying party asks for no email scope, so its tokens carry no email_verified or is_private_email")
+        }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         var fields = delivery.fields.pairs
         if let token = delivery["id_token"], let claims = TokenForgery.claims(of: token) {
@@ -99,9 +102,9 @@ extension CaseRunner {
         case .idTokenHS256PublicKey: return forgery.hs256WithPublicKey(claims)
         case .idTokenUnknownKid: return try forgery.unknownKid(claims)
         case .idTokenIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))
-        // A token for another audience names the client as its authorized party (`azp`): only a check of `aud` refuses it.
-        case .idTokenAudience:
-            return try forgery.signed(claims.setting("aud", .string(apple.otherClient(ofTeamOf: clientID))).setting("azp", .string(clientID)))
+        // A token Apple made for another app: Apple sends no `azp`.
+        case .idTokenAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherClient(ofTeamOf: clientID))))
+        // A token for the client and another audience names the client as its authorized party, as OpenID Connect has one do.
         case .idTokenAudienceArray:
             return try forgery.signed(claims.setting("aud", .array([.string(clientID), .string("com.example.untrusted-audience")]))
                 .setting("azp", .string(clientID)))

@@ -12,14 +12,18 @@ extension CaseRunner {
     /// its last fetch of the keys, is played again once that fetch is ``refetchPause`` old: a library that fetches
     /// at most once in a while is not faulted for it, and one that fetches at once costs the audit no wait.
     func playKeys(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        let mark = apple.journalMark()
+        let age = lastKeysFetchAge()
         let first = try await rotateAndSignIn(unreachable: auditCase == .keysUnreachable)
-        guard auditCase == .keysRotation, !first.played.observation.signedIn.signedIn, let age = lastKeysFetchAge(), age < Self.refetchPause else {
+        // Played again only when the relying party did not fetch the keys for the new kid: it may be waiting out a cooldown.
+        guard auditCase == .keysRotation, !first.played.observation.signedIn.signedIn, !fetchedKeys(after: mark),
+              let age, age < Self.refetchPause else {
             return .played(first.played)
         }
-        let wait = Self.refetchPause - age
+        let wait = min(Self.refetchPause - age, Self.refetchPause)
         try? await Task.sleep(for: .seconds(wait))
         var again = try await rotateAndSignIn(unreachable: false)
-        again.played.evidence.insert("it did not take the new key \(first.kid) \(Int(age.rounded())) s after its last fetch of /auth/keys "
+        again.played.evidence.insert("it did not fetch /auth/keys for the new key \(first.kid), \(Int(age.rounded())) s after its last fetch "
                                      + "(\(first.played.observation.callback.summary)); played again \(Int(wait.rounded())) s later", at: 0)
         return .played(again.played)
     }
@@ -36,6 +40,11 @@ extension CaseRunner {
         // A relying party that fetches the token itself may rely on TLS instead of the signature: a should then.
         return (Played(observation: observation, missIsWarning: !attempt.sendsFrontChannelToken, evidence: ["Apple signs with the new key \(kid)"]),
                 kid)
+    }
+
+    /// Whether the relying party fetched `/auth/keys` since the journal's `mark`.
+    private func fetchedKeys(after mark: Int) -> Bool {
+        apple.provider.journal.entries(after: mark).contains { $0.endpoint == AppleEndpoint.keys.rawValue }
     }
 
     /// How long ago (on the server's clock) the relying party last fetched `/auth/keys`; nil when it never did.

@@ -143,17 +143,17 @@ struct Judge {
                 seen = "refused cleanly" + gatewayAnswer
             }
         }
-        return result(auditCase, verdict, seen: seen, evidence: evidence)
+        return result(auditCase, verdict, seen: seen, evidence: evidence, missIsWarning: played.missIsWarning)
     }
 
     /// The result of `auditCase`: its rule's words and reference, and how much a miss weighs (a FAIL's is a must, a
-    /// WARN's a should, and otherwise the rule's).
-    private func result(_ auditCase: AuditCase, _ verdict: Verdict, seen: String, evidence: [String]) -> CaseResult {
+    /// WARN's a should, and otherwise the rule's, or a should where how this relying party signs in makes it one).
+    private func result(_ auditCase: AuditCase, _ verdict: Verdict, seen: String, evidence: [String], missIsWarning: Bool = false) -> CaseResult {
         let rule = auditCase.rule
         let severity: Severity = switch verdict {
         case .fail: .must
         case .warn: .should
-        case .pass, .skip, .inconclusive: rule.missIsWarning ? .should : .must
+        case .pass, .skip, .inconclusive: rule.missIsWarning || missIsWarning ? .should : .must
         }
         return CaseResult(id: auditCase.id, verdict: verdict, appleSide: rule.appleSide, expected: rule.rpMust, seen: seen, evidence: evidence,
                           severity: severity, reference: rule.reference)

@@ -34,9 +34,14 @@ struct Learned: Sendable {
         let signedInPath: String
 
         init(configuration: AuditConfiguration, refusals: [AuditBrowser.Navigation]) {
-            signedInPath = Self.path(configuration.signedInURL)
-            let learned = refusals.filter { $0.finalStatus.map { (200...299).contains($0) } ?? false }.compactMap(\.finalPath)
-            refusalPaths = Set(learned + [Self.path(configuration.startURL), "/"]).subtracting([signedInPath])
+            var paths: Set<String> = [Self.path(configuration.startURL), "/"]
+            for refusal in refusals {
+                if let status = refusal.finalStatus, (200...299).contains(status), let path = refusal.finalPath { paths.insert(path) }
+            }
+            let signedIn = Self.path(configuration.signedInURL)
+            paths.remove(signedIn)
+            signedInPath = signedIn
+            refusalPaths = paths
         }
 
         /// Where a callback that signed no one in stopped, when that is a 2xx page that is neither the signed-in page

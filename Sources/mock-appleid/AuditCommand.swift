@@ -79,10 +79,11 @@ struct AuditCommand: AsyncParsableCommand {
         switch outcome {
         case let .failure(failure): fail(failure.description)
         case let .success(report):
-            print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
+            // The JUnit file first: a file that cannot be written is said (exit 2) before anything is printed.
             if let junit {
                 do { try Data(report.junit(gate: gate).utf8).write(to: URL(fileURLWithPath: junit)) } catch { fail("cannot write \(junit): \(error)") }
             }
+            print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
             if !gate.failing(report).isEmpty { throw ExitCode(1) }
         }
     }

@@ -9,7 +9,7 @@ from test_audit import audit, free_port, relying_party
 
 def test_a_baseline_accepts_known_findings_and_fail_on_warn_gates_on_warnings():
     """A team with known findings gates on regressions only: an earlier report as --baseline accepts its findings
-    (exit 0), and says which of them a later audit no longer finds; --fail-on warn fails on a WARN too."""
+    (exit 0), and says which of them now PASS; --fail-on warn fails on a WARN too."""
     port = free_port()
     cases = ["--cases", "callback.state_missing,callback.replay", "--format", "json"]
     with tempfile.TemporaryDirectory() as folder:
@@ -38,7 +38,7 @@ def test_a_baseline_accepts_known_findings_and_fail_on_warn_gates_on_warnings():
     assert warned.returncode == 1 and json.loads(warned.stdout)["gate"]["failing"] == ["callback.replay"]
     assert plain.returncode == 0
     assert fixed.returncode == 0
-    assert "no longer found, so the baseline can lose them: callback.state_missing (FAIL), callback.replay (WARN)" in fixed.stdout
+    assert "now PASS, so the baseline can lose them: callback.state_missing (FAIL), callback.replay (WARN)" in fixed.stdout
     assert unreadable.returncode == 2 and "is not an audit's JSON report" in unreadable.stderr
 
 

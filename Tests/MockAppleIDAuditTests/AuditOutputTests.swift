@@ -80,7 +80,7 @@ struct AuditOutputTests {
         let gate = AuditGate(baseline: baseline)
         #expect(gate.failing(changed).map(\.id) == ["callback.replay"])
         #expect(gate.resolved(changed).map(\.id) == ["callback.state_missing"])
-        #expect(changed.table(gate: gate).contains("no longer found, so the baseline can lose them: callback.state_missing (FAIL)"))
+        #expect(changed.table(gate: gate).contains("now PASS, so the baseline can lose them: callback.state_missing (FAIL)"))
         let json = try #require(JSONValue.parse(Data(changed.json(gate: gate).utf8)))
         #expect(json["gate"]?["resolved"] == .array([.string("callback.state_missing")]))
 

@@ -171,6 +171,11 @@ struct AuditPiecesTests {
         let again = try audit.freshPersona(withEmail: false)
         #expect(again.email == nil && provider.subject(personaID: fresh.id, clientID: "com.example.web") != firstSubject)
         #expect(audit.restore().isEmpty && provider.isDeleted(personaID: fresh.id))
+        // A scenario's own persona of that id is left alone.
+        let theirs = try AppleIDProvider(scenario: try BuiltInScenario.load())
+        try theirs.createPersona(Persona(id: AppleSide.freshPersonaID, firstName: "Their", lastName: "Own", email: "own@example.net"))
+        #expect(throws: AuditFailure.self) { try AppleSide(provider: theirs, baseURL: base).freshPersona(withEmail: true) }
+        #expect(theirs.persona(AppleSide.freshPersonaID)?.firstName == "Their" && !theirs.isDeleted(personaID: AppleSide.freshPersonaID))
     }
 
     @Test("an authorize link on a page is found, and only the server's")

@@ -29,7 +29,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case notYetValid
         /// `iss` is not Apple's.
         case wrongIssuer
-        /// `aud` is another client id, and `azp` names the client (so that only a check of `aud` refuses it).
+        /// `aud` is another client id (as in a token Apple made for another app: no `azp`).
         case wrongAudience
         /// The header names a `kid` that `/auth/keys` does not publish.
         case unknownKid

@@ -37,8 +37,9 @@ public struct IdentityTokenClaims: Sendable {
             ("iss", .string(fault == .wrongIssuer ? Self.wrongIssuer : issuer)),
             ("aud", audience(identity.clientID, fault: fault)),
         ]
-        // A token for another audience names the client as its authorized party: only a check of `aud` refuses it.
-        if fault == .wrongAudience || fault == .audienceArray { claims.append(("azp", .string(identity.clientID))) }
+        // A token for the client and another audience names the client as its authorized party, as OpenID Connect has a
+        // token with several audiences do: only a check of every audience refuses it.
+        if fault == .audienceArray { claims.append(("azp", .string(identity.clientID))) }
         claims += [
             ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
