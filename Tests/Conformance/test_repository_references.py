@@ -105,3 +105,21 @@ def test_the_layout_in_docs_development_names_every_folder():
         if parts[:1] == ["Sources"]:
             folders |= {"/".join(parts[:depth]) + "/" for depth in range(2, len(parts) + 1)}
     assert named == folders
+
+
+def test_the_fault_tables_name_every_fault_the_server_takes():
+    """docs/scenarios.md's table of faults and docs/apple-reference.md's list of identity-token faults name exactly
+    the faults of the admin API's document (which a Swift test holds equal to the code's list)."""
+    import yaml
+
+    document = yaml.safe_load((ROOT / "Sources" / "MockAppleIDServer" / "Admin" / "openapi.yaml").read_text())
+    faults = document["components"]["schemas"]["FaultSpec"]["properties"]["fault"]["enum"]
+    rows = [line.split("|")[1] for line in (ROOT / "docs" / "scenarios.md").read_text().splitlines()
+            if re.match(r"\| `(token|keys|id-token)-", line)]
+    documented = [name for row in rows for name in re.findall(r"`((?:token|keys|id-token)-[a-z0-9-]+)`", row)]
+    assert sorted(documented) == sorted(faults)
+    reference = (ROOT / "docs" / "apple-reference.md").read_text()
+    # The list names the first fault whole (`id-token-expired`) and the others by their ends (`-not-yet-valid`).
+    listed = {name if name.startswith("id-token-") else "id-token" + name
+              for name in re.findall(r"`((?:id-token)?-[a-z0-9-]+)`", reference[reference.index("### 5.3"):reference.index("### 5.4")])}
+    assert listed == {name for name in faults if name.startswith("id-token-")}
