@@ -21,6 +21,8 @@ struct AuditSession: Sendable {
         var clientID: String { request.first("client_id") ?? "" }
         var nonce: String? { request.first("nonce") }
         var sendsFrontChannelToken: Bool { request.first("response_type")?.split(separator: " ").contains("id_token") ?? false }
+        /// Whether the request asks for the `email` scope (else Apple's tokens carry no email, nor its booleans).
+        var asksForEmail: Bool { request.first("scope")?.split(separator: " ").contains("email") ?? false }
     }
 
     /// What the relying party did with one answer.

@@ -86,11 +86,16 @@ extension CaseRunner {
         return .played(played)
     }
 
+    /// The SKIP of a case whose person has no email, when the signed-in page cannot tell that person signed in: it
+    /// shows people by email and answers 2xx without a session.
+    private var personWithoutEmailUntold: Outcome? {
+        guard learned.shows == .email, learned.anonymousPageAnswers2xx else { return nil }
+        return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
+    }
+
     /// A person who shares no email (a persona of the scenario without one), signing in for the first time.
     private func playNoEmail() async throws(AuditFailure) -> Outcome {
-        if learned.shows == .email, learned.anonymousPageAnswers2xx {
-            return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
-        }
+        if let untold = personWithoutEmailUntold { return untold }
         guard let person = apple.provider.personas().first(where: {
             $0.email == nil && $0.id != AppleSide.freshPersonaID && !apple.provider.isDeleted(personaID: $0.id)
         }) else {
@@ -108,11 +113,9 @@ extension CaseRunner {
     /// the token's (`tokenHasEmail`), or one though the token has none: a relying party that trusts the `user` JSON
     /// only when it creates an account meets it here.
     private func playUserJSONEmail(tokenHasEmail: Bool) async throws(AuditFailure) -> Outcome {
-        if !tokenHasEmail, learned.shows == .email, learned.anonymousPageAnswers2xx {
-            return .skipped("the signed-in page shows people by email and answers 2xx without a session, so a person without an email cannot be told signed in")
-        }
+        if !tokenHasEmail, let untold = personWithoutEmailUntold { return untold }
         var attempt = try await session.begin()
-        if tokenHasEmail, !(attempt.request.first("scope")?.split(separator: " ").contains("email") ?? false) {
+        if tokenHasEmail, !attempt.asksForEmail {
             return .skipped("the relying party asks for no email scope, so Apple sends no email")
         }
         let person: Persona

@@ -42,7 +42,7 @@ extension CaseRunner {
     func playStringBooleans() async throws(AuditFailure) -> Outcome {
         var attempt = try await firstSignIn()
         guard learned.exchangesCode || attempt.sendsFrontChannelToken else { return .skipped("the relying party reads no identity token") }
-        guard attempt.request.first("scope")?.split(separator: " ").contains("email") ?? false else {
+        guard attempt.asksForEmail else {
             return .skipped("the relying party asks for no email scope, so its tokens carry no email_verified or is_private_email")
         }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
