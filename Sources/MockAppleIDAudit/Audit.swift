@@ -25,6 +25,9 @@ public struct AuditConfiguration: Sendable {
     /// Certificate authorities the audit's browser trusts besides the system's, in PEM, for a relying party served
     /// over https with a certificate of its own (`--ca`).
     public var trustedCertificates: String?
+    /// The local certificate authority's certificate (PEM), trusted besides those: `mock-appleid tls issue` gives a
+    /// relying party on this machine a certificate from it. It may vouch only for localhost and Apple's host names.
+    public var localCertificateAuthority: String?
 
     /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
     /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
@@ -87,7 +90,7 @@ public enum Audit {
         let pins: [String: String]
         if let checked = configuration.pins { pins = checked } else { pins = try await checkTargets(configuration) }
         let browser = try AuditBrowser(scope: .init(start: configuration.startURL, server: apple.baseURL), pins: pins,
-                                       trusting: configuration.trustedCertificates)
+                                       trusting: configuration.trustedCertificates, localCA: configuration.localCertificateAuthority)
         let began = ContinuousClock.now
         let outcome: Result<(learned: [String], cases: [CaseResult]), AuditFailure>
         do throws(AuditFailure) {

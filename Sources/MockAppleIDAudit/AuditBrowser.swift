@@ -127,16 +127,21 @@ final class AuditBrowser: Sendable {
     private let pins: [String: String]
 
     /// A browser that reaches `scope`'s hosts at their `pins`, trusting the certificate authorities in
-    /// `trustedCertificates` (PEM) besides the system's.
-    init(scope: Scope, pins: [String: String], trusting trustedCertificates: String? = nil) throws(AuditFailure) {
+    /// `trustedCertificates` (PEM, `--ca`) and the local CA's certificate `localCA` (PEM) besides the system's.
+    init(scope: Scope, pins: [String: String], trusting trustedCertificates: String? = nil, localCA: String? = nil) throws(AuditFailure) {
         self.scope = scope
         self.pins = pins
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        if let trustedCertificates {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            do { tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(trustedCertificates.utf8)))] } catch {
-                throw AuditFailure("--ca holds no PEM certificate the browser can trust: \(error)")
+        var roots: [NIOSSLCertificate] = []
+        for (pem, what) in [(trustedCertificates, "--ca"), (localCA, "the local certificate authority's ca.pem")] {
+            guard let pem else { continue }
+            do { roots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) } catch {
+                throw AuditFailure("\(what) holds no PEM certificate the browser can trust: \(error)")
             }
+        }
+        if !roots.isEmpty {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(roots)]
             configuration.tlsConfiguration = tls
         }
         // Each host is reached at the address that was checked (``AuditTargets/pin(_:resolve:)``).
@@ -200,7 +205,7 @@ final class AuditBrowser: Sendable {
                 return navigation
             } catch let error as NIOSSLError where "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
                 navigation.end = .failed("\(url.absoluteString) could not be reached: its certificate is not one the audit trusts "
-                                         + "(give its certificate authority with --ca)")
+                                         + "(give its certificate authority with --ca, or give the relying party one from `mock-appleid tls issue`)")
                 return navigation
             } catch {
                 navigation.end = .failed("\(url.absoluteString) could not be reached: \(error)")

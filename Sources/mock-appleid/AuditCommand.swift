@@ -3,6 +3,7 @@ import Foundation
 import MockAppleID
 import MockAppleIDAudit
 import MockAppleIDTesting
+import MockAppleIDServer
 
 /// `mock-appleid audit`: plays Apple's side of the tricky cases against a relying party the user runs
 /// and owns, and reports case by case whether it did the right thing.
@@ -50,7 +51,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle ID (default: the first of the web client's team).") var bundleID: String?
     @Option(help: "The relying party's server-to-server notification endpoint (audits the notifications.* cases).")
     var notifications: String?
-    @Option(help: "A PEM file of certificate authorities to trust, besides the system's, for a relying party served over https with a certificate of its own.")
+    @Option(help: "A PEM file of certificate authorities to trust, besides the system's and the local CA's (`tls issue`), for a relying party served over https with a certificate of its own.")
     var ca: String?
     @Flag(name: .customLong("list-cases"), help: "List the cases with what each expects (a Markdown table), and exit.") var listCases = false
 
@@ -63,8 +64,12 @@ struct AuditCommand: AsyncParsableCommand {
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
                                    nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications,
                                    ca: ca.map { readBounded($0, what: "--ca", limit: AuditRequest.caLimit) })
-        let configuration: AuditConfiguration
+        var configuration: AuditConfiguration
         do { configuration = try request.configuration() } catch { fail(error.description) }
+        // The local CA of `tls issue`, when this machine has one (a running server adds its own).
+        do { configuration.localCertificateAuthority = try LocalCertificateAuthorityFiles.keptCertificate(in: TLSOptions.defaultDirectory) } catch {
+            fail("the local certificate authority cannot be read: \(error)")
+        }
         // A line per case, terminal or not: a CI log is never silent for long.
         let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line.terminalSafe + "\n").utf8)) }
         let outcome: Result<AuditReport, AuditFailure>

@@ -87,6 +87,18 @@ struct HTTPSTests {
         #expect(await !Self.verify(foreign, by: authority, host: "example.com"))
     }
 
+    @Test("a relying party's certificate (tls issue) verifies for its names only; a name outside the CA's constraints is refused")
+    func relyingPartyCertificate() async throws {
+        let authority = try LocalCertificateAuthority.temporary()
+        let issued = try authority.issueCertificate(for: ["LocalHost", "rp.localhost"])
+        for host in ["localhost", "rp.localhost"] { #expect(await Self.verify(issued.leaf, by: authority, host: host), "\(host)") }
+        #expect(await !Self.verify(issued.leaf, by: authority, host: "appleid.apple.com"))
+        #expect(try issued.chainPEM.components(separatedBy: "BEGIN CERTIFICATE").count == 3)
+        let refused = #expect(throws: TLSSetupError.self) { try authority.issueCertificate(for: ["localhost", "rp.example.com"]) }
+        #expect(refused?.description.hasSuffix("not rp.example.com") == true)
+        #expect(throws: TLSSetupError.self) { try authority.issueCertificate(for: []) }
+    }
+
     @Test("the embedding library serves HTTPS with a temporary CA; a client trusting it gets https:// endpoints, others are refused")
     func embeddedHTTPS() async throws {
         try await MockAppleIDTestServer.withRunning(https: true) { server in

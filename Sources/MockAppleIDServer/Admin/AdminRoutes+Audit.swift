@@ -25,6 +25,7 @@ extension AdminRoutes {
             do throws(AuditFailure) {
                 asked = try AuditRequest(json: body).configuration()
                 asked.targets = configuration.auditTargets
+                asked.localCertificateAuthority = try Self.keptCertificate(of: configuration.https)
                 try Audit.check(asked, apple: apple)
             } catch {
                 throw AdminError.badRequest(error.description)
@@ -66,6 +67,15 @@ extension AdminRoutes {
     /// away is noticed only when a write fails (the line after the one that draws its reset), so this also sets how
     /// soon an abandoned audit stops and frees its world: within about two beats.
     static let auditHeartbeat = Duration.seconds(2)
+
+    /// The certificate of the local CA this server's HTTPS listener uses, when it keeps one in a folder: a relying party
+    /// given a certificate by `tls issue` from it is trusted.
+    private static func keptCertificate(of https: HTTPSConfiguration?) throws(AuditFailure) -> String? {
+        guard case let .localCA(directory)? = https?.identity else { return nil }
+        do { return try LocalCertificateAuthorityFiles.keptCertificate(in: directory) } catch {
+            throw AuditFailure("the local certificate authority cannot be read: \(error)")
+        }
+    }
 
     private static func line(_ name: String, _ value: JSONValue) -> ByteBuffer {
         ByteBuffer(string: JSONValue.object([(name, value)]).serialized + "\n")

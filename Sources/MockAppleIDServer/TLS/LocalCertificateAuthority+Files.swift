@@ -99,7 +99,7 @@ extension LocalCertificateAuthority {
     }
 
     /// Reads a text file of at most `limit` bytes.
-    private static func readText(_ path: String, limit: Int = 64 * 1024) throws -> String {
+    static func readText(_ path: String, limit: Int = 64 * 1024) throws -> String {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw TLSSetupError.unreadable(path, "file", error) }
         guard data.count <= limit else { throw TLSSetupError("\(path): larger than \(limit) bytes") }
@@ -109,7 +109,7 @@ extension LocalCertificateAuthority {
 
     /// Writes `text` to a new file beside `path` created with `mode`, then renames it over `path`,
     /// so the file never exists with looser permissions or half written.
-    private static func writeFile(_ path: String, _ text: String, mode: mode_t) throws {
+    static func writeFile(_ path: String, _ text: String, mode: mode_t) throws {
         let temporary = "\(path).\(getpid()).tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
@@ -143,6 +143,23 @@ extension LocalCertificateAuthority {
         guard flock(descriptor, LOCK_EX) == 0 else { throw TLSSetupError("\(path): cannot lock it: \(POSIXErrorText.current)") }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
+    }
+}
+
+extension LocalCertificateAuthorityFiles {
+    /// The certificate (PEM) of the CA kept in `directory`, or nil when the folder holds none; nothing is made.
+    public static func keptCertificate(in directory: String) throws -> String? {
+        let path = LocalCertificateAuthorityFiles(directory: directory, systemRoots: nil).certificate
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try LocalCertificateAuthority.readText(path)
+    }
+}
+
+extension ServerCertificate {
+    /// Writes the chain (PEM, mode 0644) to `chainPath` and the key (PEM, mode 0600) to `keyPath`, each whole or not at all.
+    public func write(chainTo chainPath: String, keyTo keyPath: String) throws {
+        try LocalCertificateAuthority.writeFile(keyPath, privateKeyPEM, mode: 0o600)
+        try LocalCertificateAuthority.writeFile(chainPath, try chainPEM, mode: 0o644)
     }
 }
 

@@ -61,9 +61,26 @@ public struct LocalCertificateAuthority: Sendable {
     /// BoringSSL (SwiftNIO's TLS) refuses IP names under an IP name constraint, so clients connect by
     /// name (`localhost` rather than `127.0.0.1`).
     public func issueServerCertificate(now: Date = Date()) throws -> ServerCertificate {
+        try issueCertificate(for: AppleHostNames.dnsNames, commonName: AppleHostNames.identity, now: now)
+    }
+
+    /// A new server certificate for a relying party served over https on this machine (`tls issue`): for `names`,
+    /// each one of ``AppleHostNames/dnsNames`` or a name under one (the CA's name constraints allow no other), valid as
+    /// ``issueServerCertificate(now:)``'s is. A client that trusts the CA (the audit does by default) trusts it.
+    public func issueCertificate(for names: [String], now: Date = Date()) throws -> ServerCertificate {
+        let names = names.map { $0.lowercased() }
+        guard let first = names.first else { throw TLSSetupError("name at least one host the certificate is for") }
+        let permitted = { (name: String) in AppleHostNames.dnsNames.contains { name == $0 || name.hasSuffix("." + $0) } }
+        if let outside = names.first(where: { !permitted($0) }) {
+            throw TLSSetupError("the local certificate authority may vouch only for \(AppleHostNames.dnsNames.joined(separator: ", ")) "
+                                + "and names under them (its name constraints), not \(outside)")
+        }
+        return try issueCertificate(for: names, commonName: first, now: now)
+    }
+
+    private func issueCertificate(for names: [String], commonName: String, now: Date) throws -> ServerCertificate {
         let key = P256.Signing.PrivateKey()
         let publicKey = Certificate.PublicKey(key.publicKey)
-        let names = AppleHostNames.dnsNames.map { GeneralName.dnsName($0) }
         let notBefore = now.addingTimeInterval(-3600)
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
@@ -72,13 +89,13 @@ public struct LocalCertificateAuthority: Sendable {
             issuer: certificate.subject,
             subject: try DistinguishedName {
                 OrganizationName("mock-appleid")
-                CommonName(AppleHostNames.identity)
+                CommonName(commonName)
             },
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames(names)
+                SubjectAlternativeNames(names.map { GeneralName.dnsName($0) })
                 SubjectKeyIdentifier(hash: publicKey)
                 AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: certificate.publicKey).keyIdentifier)
             },
@@ -119,6 +136,14 @@ public struct ServerCertificate: Sendable {
 
     /// The leaf certificate.
     public var leaf: Certificate { chain[0] }
+
+    /// The chain, leaf first, in PEM: what a server presents.
+    public var chainPEM: String {
+        get throws { try chain.map { try $0.serializeAsPEM().pemString + "\n" }.joined() }
+    }
+
+    /// The leaf's private key in PEM (PKCS #8).
+    public var privateKeyPEM: String { privateKey.pemRepresentation + "\n" }
 
     /// A TLS server configuration presenting this chain.
     func serverTLSConfiguration() throws -> TLSConfiguration {
