@@ -63,8 +63,6 @@ let package = Package(
             name: "MockAppleIDServer",
             dependencies: [
                 "MockAppleID",
-                // POST /__admin/audit runs the RP audit against the server's own world.
-                "MockAppleIDAudit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

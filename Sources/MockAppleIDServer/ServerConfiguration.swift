@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import MockAppleIDAudit
 
 /// How a server listens and presents itself. Every field has a working default.
 public struct ServerConfiguration: Sendable {
@@ -43,9 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var smtpIdleTimeout: Int = 300
     /// SMTP connections served at once; more are told `421` and closed.
     public var smtpMaxConnections: Int = 64
-    /// The addresses `POST /__admin/audit` may send requests to: loopback and private ones by default
-    /// (link-local and cloud-metadata addresses never).
-    public var auditTargets = AuditTargets.loopbackAndPrivate
+    /// Routes the composition root adds to the admin API, on the server's and each tenant's (``AdminStreamingRoute``):
+    /// `serve` adds the audit's `POST /__admin/audit`.
+    public var adminRoutes: [AdminStreamingRoute] = []
 
     public init(host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, logLevel: Logger.Level = .info) {
         self.host = host

@@ -49,6 +49,7 @@ public struct MockAppleIDTestServer: Sendable {
         var configuration = ServerConfiguration(host: host, port: port, logLevel: logLevel)
         configuration.smtpPort = smtp ? 0 : nil
         configuration.https = https ? HTTPSConfiguration(port: 0, identity: .temporaryCA) : nil
+        configuration.adminRoutes = [AuditAdminRoute.make()]
         let server = MockAppleIDServer(provider: provider, configuration: configuration) {
             running in continuation.yield(running)
         }

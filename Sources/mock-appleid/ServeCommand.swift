@@ -5,6 +5,7 @@ import MockAppleID
 import MockAppleIDAudit
 import MockAppleIDServer
 import MockAppleIDStorage
+import MockAppleIDTesting
 
 /// `mock-appleid serve`: runs the server until Ctrl-C.
 struct ServeCommand: AsyncParsableCommand {
@@ -124,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connections = try connectionLimits()
         configuration.accessLog = accessLog
         configuration.adminToken = adminToken
-        configuration.auditTargets = auditTargets
+        configuration.adminRoutes = [AuditAdminRoute.make(targets: auditTargets)]
         configuration.relayForward = upstream
         configuration.https = https
         let source = scenario.scenario ?? BuiltInScenario.fileName

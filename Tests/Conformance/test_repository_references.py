@@ -123,3 +123,30 @@ def test_the_fault_tables_name_every_fault_the_server_takes():
     listed = {name if name.startswith("id-token-") else "id-token" + name
               for name in re.findall(r"`((?:id-token)?-[a-z0-9-]+)`", reference[reference.index("### 5.3"):reference.index("### 5.4")])}
     assert listed == {name for name in faults if name.startswith("id-token-")}
+
+
+def test_each_module_imports_only_the_modules_beneath_it():
+    """The core knows no server, storage or audit; the server, storage and the audit know the core alone (the audit's
+    admin route is added by the composition roots, `serve` and the testing library); Package.swift says the same."""
+    beneath = {
+        "SystemLibcrypto": set(),
+        "MockAppleID": {"SystemLibcrypto"},
+        "MockAppleIDServer": {"MockAppleID"},
+        "MockAppleIDStorage": {"MockAppleID"},
+        "MockAppleIDAudit": {"MockAppleID"},
+        "MockAppleIDTesting": {"MockAppleID", "MockAppleIDServer", "MockAppleIDAudit"},
+        "mock-appleid": {"MockAppleID", "MockAppleIDServer", "MockAppleIDStorage", "MockAppleIDAudit", "MockAppleIDTesting"},
+    }
+    sources = ROOT / "Sources"
+    assert {folder.name for folder in sources.iterdir() if folder.is_dir()} == set(beneath)
+    imported = {folder.name: {name for path in folder.rglob("*.swift")
+                              for name in re.findall(r"^(?:@testable )?import (\S+)", path.read_text(), re.MULTILINE)
+                              if name in beneath}
+                for folder in sources.iterdir() if folder.is_dir()}
+    assert imported == beneath
+    manifest = (ROOT / "Package.swift").read_text()
+    for name, allowed in beneath.items():
+        target = re.search(r'(?:\.target|\.executableTarget)\(\s*name: "%s"\s*,?(?:\s*dependencies: \[(.*?)\])?' % re.escape(name), manifest, re.DOTALL)
+        assert target, name
+        declared = set(re.findall(r'^\s*"([^"]+)",?\s*(?://.*)?$', target.group(1) or "", re.MULTILINE))
+        assert declared == allowed, name

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 @testable import MockAppleIDServer
+import MockAppleIDTesting
 import Testing
 
 /// The admin API's OpenAPI document (schemathesis checks the answers against it in the conformance suite).
@@ -27,10 +28,12 @@ struct AdminOpenAPITests {
         return operations
     }
 
-    /// `METHOD path` for each admin route registered for the server (with tenants) or for a tenant (without).
+    /// `METHOD path` for each admin route registered for the server (with tenants) or for a tenant (without), with the
+    /// routes `serve` adds (the audit's).
     static func registeredOperations(withTenants: Bool) throws -> Set<String> {
         let provider = try Harness.provider()
-        let configuration = ServerConfiguration()
+        var configuration = ServerConfiguration()
+        configuration.adminRoutes = [AuditAdminRoute.make()]
         let table = RouteTable()
         let router = RecordingRouter(router: Router(context: BasicRequestContext.self), table: table)
         let tenants = withTenants

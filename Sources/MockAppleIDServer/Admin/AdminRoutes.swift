@@ -56,7 +56,7 @@ struct AdminRoutes: Sendable {
         registerNotifications(on: admin)
         registerRelay(on: admin)
         registerTransfers(on: admin)
-        registerAudit(on: admin)
+        for route in configuration.adminRoutes { registerStreaming(route, on: admin) }
         if let tenants { registerTenants(tenants, on: admin) }
     }
 
