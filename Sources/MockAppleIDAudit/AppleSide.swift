@@ -101,8 +101,7 @@ public struct AppleSide: Sendable {
     /// Removes the notification URL of `app`'s group, so that the consents the audit revokes send nothing, until
     /// ``restore()``; returns the URL it had, if any.
     func stopNotifications(app: String) -> String? {
-        let directory = provider.directory
-        guard let groupID = directory.client(app)?.groupID, let url = directory.groups[groupID]?.notificationURL else { return nil }
+        guard let url = provider.directory.group(named: app)?.notificationURL else { return nil }
         guard (try? provider.setNotificationURL(nil, app: app)) != nil else { return nil }
         changes.unrouted(app: app, url: url)
         return url
@@ -126,7 +125,7 @@ public struct AppleSide: Sendable {
         for kid in added where provider.keyRing().key(withID: kid) != nil && provider.keyRing().activeKID != kid {
             do { try provider.changeKeys(.retire(kid: kid)) } catch { problems.append("the signing key \(kid) it published: \(error)") }
         }
-        for (app, url) in unrouted where provider.directory.client(app).flatMap({ provider.directory.groups[$0.groupID] })?.notificationURL == nil {
+        for (app, url) in unrouted where provider.directory.group(named: app)?.notificationURL == nil {
             do { try provider.setNotificationURL(url, app: app) } catch { problems.append("the notification URL \(url) of \(app): \(error)") }
         }
         return problems

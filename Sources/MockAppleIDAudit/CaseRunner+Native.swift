@@ -45,7 +45,7 @@ extension AppleSide {
     /// The primary App ID of a group other than `clientID`'s, for a notification meant for another app.
     func otherAppGroup(than clientID: String) -> String {
         let directory = provider.directory
-        let own = directory.client(clientID)?.groupID
+        let own = directory.group(named: clientID)?.primaryAppID
         return directory.groups.keys.sorted().first { $0 != own } ?? "org.audit.other.app"
     }
 }

@@ -17,6 +17,11 @@ public struct Directory: Sendable {
     /// The client registered under `id`, matched byte for byte as Apple matches it.
     public func client(_ id: String) -> Client? { clientsByID[exactly: id] }
 
+    /// The app group `app` names: a client id's group (a primary App ID is a bundle ID of its own group), matched byte
+    /// for byte. The one rule for everything that takes an app (notifications, relay forwarding, transfers, consents,
+    /// the audit).
+    public func group(named app: String) -> AppGroup? { client(app).flatMap { groups[$0.groupID] } }
+
     /// Registers (or with nil removes) the notification URL of the app group `groupID`.
     mutating func setNotificationURL(_ url: String?, group groupID: String) {
         groups[groupID]?.notificationURL = url

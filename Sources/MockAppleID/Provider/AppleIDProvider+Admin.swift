@@ -26,7 +26,7 @@ extension AppleIDProvider {
     public func revokeConsent(personaID: String, clientID: String) throws(PersonaError) {
         let now = clock.now
         try world.transition(at: now) { (state, events) throws(PersonaError) in
-            let groupID = (try? state.directory.groupID(of: clientID)) ?? clientID
+            let groupID = state.directory.group(named: clientID)?.primaryAppID ?? clientID
             try state.revokeConsent(personaID: personaID, groupID: groupID, at: now, events: &events)
         }
     }
@@ -48,7 +48,7 @@ extension AppleIDProvider {
     /// The persona's consent to the app group of `clientID` (a client id or primary App ID), if they have signed in to it.
     public func consent(personaID: String, clientID: String) -> Consent? {
         world.read { state in
-            (try? state.directory.groupID(of: clientID)).flatMap { state.consent(personaID: personaID, groupID: $0) }
+            state.directory.group(named: clientID).flatMap { state.consent(personaID: personaID, groupID: $0.primaryAppID) }
         }
     }
 
@@ -63,8 +63,7 @@ extension AppleIDProvider {
     /// The team-scoped `sub` of a persona for the team of `clientID` (a client id or primary App ID).
     public func subject(personaID: String, clientID: String) -> String? {
         world.read { state in
-            (try? state.directory.groupID(of: clientID)).flatMap { state.directory.groups[$0] }
-                .map { state.subject(personaID: personaID, teamID: $0.teamID) }
+            state.directory.group(named: clientID).map { state.subject(personaID: personaID, teamID: $0.teamID) }
         }
     }
 

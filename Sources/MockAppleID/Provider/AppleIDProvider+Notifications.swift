@@ -105,11 +105,9 @@ extension AppleIDProvider {
 }
 
 extension Directory {
-    /// The app group `app` names: a client id (its group) or a primary App ID. The one rule for every call
-    /// that takes an app (notifications, relay forwarding, transfers, consents).
+    /// The primary App ID of the app group `app` names (``group(named:)``).
     func groupID(of app: String) throws(NotificationError) -> String {
-        if let client = client(app) { return client.groupID }
-        guard groups[app] != nil else { throw .unknownApp(app) }
-        return app
+        guard let group = group(named: app) else { throw .unknownApp(app) }
+        return group.primaryAppID
     }
 }

@@ -9,7 +9,7 @@ extension AppleIDProvider {
     public func transferApp(_ app: String, to teamID: String) throws(TransferError) -> AppTransfer {
         let now = clock.now
         return try world.transition(at: now) { (state, events) throws(TransferError) in
-            guard let groupID = try? state.directory.groupID(of: app) else { throw .unknownApp(app) }
+            guard let groupID = state.directory.group(named: app)?.primaryAppID else { throw .unknownApp(app) }
             return try state.transferApp(groupID: groupID, to: teamID, at: now, events: &events)
         }
     }
