@@ -125,6 +125,23 @@ def test_the_fault_tables_name_every_fault_the_server_takes():
     assert listed == {name for name in faults if name.startswith("id-token-")}
 
 
+def test_the_notification_tables_name_every_notification_type():
+    """docs/apple-reference.md's table of notification types and docs/account-lifecycle.md's table of what sends them
+    name exactly the types of the admin API's document (which a Swift test holds equal to the code's list)."""
+    import yaml
+
+    document = yaml.safe_load((ROOT / "Sources" / "MockAppleIDServer" / "Admin" / "openapi.yaml").read_text())
+    types = set(document["components"]["schemas"]["NotificationType"]["enum"])
+    # Each table and the column naming the types.
+    for name, heading, column in (("apple-reference.md", "| type [NOTIF] |", 1), ("account-lifecycle.md", "| change | event sent to |", 2)):
+        text = (ROOT / "docs" / name).read_text()
+        table = text[text.index(heading):]
+        table = table[:table.index("\n\n")]
+        named = {word for row in table.splitlines()[2:] for word in re.findall(r"`([a-z]+-[a-z]+)`", row.split("|")[column])}
+        # account-deleted is the other spelling of account-delete (notifications.accountDeletedType).
+        assert named - {"account-deleted"} == types, name
+
+
 def test_each_module_imports_only_the_modules_beneath_it():
     """The core knows no server, storage or audit; the server, storage and the audit know the core alone (the audit's
     admin route is added by the composition roots, `serve` and the testing library); Package.swift says the same."""

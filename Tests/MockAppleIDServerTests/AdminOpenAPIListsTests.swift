@@ -45,6 +45,40 @@ struct AdminOpenAPIListsTests {
             == [AppleErrorCode.invalidGrant.rawValue, AppleErrorCode.invalidClient.rawValue])
     }
 
+    @Test("the fault oneOf: each fault in one branch, by what the reader requires of it (seconds, error, or nothing more)")
+    func faultBranches() {
+        let branches = Self.schema("FaultSpec", "oneOf")?.sequence ?? []
+        let named = branches.map { branch in
+            Set(Self.strings(branch["properties"]?["fault"]?["enum"]) + [branch["properties"]?["fault"]?["const"]?.string].compactMap { $0 })
+        }
+        let required = branches.map { Set(Self.strings($0["required"])) }
+        #expect(named.count == 3)
+        #expect(named.map(\.count).reduce(0, +) == Fault.kindNames.count)
+        #expect(named.reduce(Set<String>()) { $0.union($1) } == Set(Fault.kindNames))
+        // What the code requires of each fault: a bare `{"fault": name}` is refused for want of seconds or error.
+        func needs(_ name: String) -> Set<String> {
+            do { _ = try Fault(spec: .object([("fault", .string(name))])); return [] } catch {
+                return error.description.hasPrefix("seconds") ? ["seconds"] : error.description.contains("\"error\"") ? ["error"] : ["?"]
+            }
+        }
+        for (faults, required) in zip(named, required) {
+            for fault in faults { #expect(needs(fault) == required, "\(fault)") }
+        }
+    }
+
+    @Test("the domain events' kinds, as /__admin/events names them")
+    func eventKinds() throws {
+        let documented = Self.strings(Self.schema("Event", "properties", "event", "propertyNames", "enum"))
+        #expect(documented == DomainEvent.Kind.allCases.map(\.rawValue))
+        // An event's JSON form names its one member after its kind.
+        let events: [DomainEvent] = [.worldReset, .keyAdded(kid: "k"), .relayInboxesCleared(count: 1),
+                                     .consentRevoked(personaID: "p", groupID: "g", cause: .userRevoked)]
+        for event in events {
+            let object = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(event)) as? [String: Any]
+            #expect(object.map { Array($0.keys) } == [event.kind.rawValue])
+        }
+    }
+
     @Test("journal endpoints and channels, key algorithms")
     func journalAndKeys() {
         #expect(Self.strings(Self.schema("JournalEntry", "properties", "endpoint", "enum")) == AppleEndpoint.allCases.map(\.rawValue))

@@ -1,17 +1,16 @@
 /// JSON form of a persona for the admin API: every field but `id` may be left out and takes the
 /// scenario default; `realUserStatus` is a name (`likelyReal`) or Apple's number.
 extension Persona {
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified, relayForwarding
-    }
+    /// The one member that is not a ``Field``.
+    private enum IdentityKey: String, CodingKey { case id }
 
     /// The members the JSON form may have.
-    public static let fieldNames = ["id"] + Field.allCases.map(\.rawValue)
+    public static let fieldNames = [IdentityKey.id.rawValue] + Field.allCases.map(\.rawValue)
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.container(keyedBy: Field.self)
         self.init(
-            id: try container.decode(String.self, forKey: .id),
+            id: try decoder.container(keyedBy: IdentityKey.self).decode(String.self, forKey: .id),
             firstName: try container.decodeIfPresent(String.self, forKey: .firstName) ?? "",
             lastName: try container.decodeIfPresent(String.self, forKey: .lastName) ?? "",
             email: try container.decodeIfPresent(String.self, forKey: .email),
@@ -23,18 +22,24 @@ extension Persona {
             relayForwarding: try container.decodeIfPresent(Bool.self, forKey: .relayForwarding) ?? true)
     }
 
+    /// Every member, `id` first, then each ``Field`` (an exhaustive switch: a new field cannot be left unwritten).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(firstName, forKey: .firstName)
-        try container.encode(lastName, forKey: .lastName)
-        try container.encode(email, forKey: .email)
-        try container.encode(emailChoice, forKey: .emailChoice)
-        try container.encode(realUserStatus, forKey: .realUserStatus)
-        try container.encode(managed, forKey: .managed)
-        try container.encode(orgID, forKey: .orgID)
-        try container.encode(emailVerified, forKey: .emailVerified)
-        try container.encode(relayForwarding, forKey: .relayForwarding)
+        var identity = encoder.container(keyedBy: IdentityKey.self)
+        try identity.encode(id, forKey: .id)
+        var container = encoder.container(keyedBy: Field.self)
+        for field in Field.allCases {
+            switch field {
+            case .firstName: try container.encode(firstName, forKey: field)
+            case .lastName: try container.encode(lastName, forKey: field)
+            case .email: try container.encode(email, forKey: field)
+            case .emailChoice: try container.encode(emailChoice, forKey: field)
+            case .realUserStatus: try container.encode(realUserStatus, forKey: field)
+            case .managed: try container.encode(managed, forKey: field)
+            case .orgID: try container.encode(orgID, forKey: field)
+            case .emailVerified: try container.encode(emailVerified, forKey: field)
+            case .relayForwarding: try container.encode(relayForwarding, forKey: field)
+            }
+        }
     }
 }
 

@@ -20,10 +20,10 @@ struct TimelineReader {
         guard let mapping = node.node.mapping, let name = mapping["do"]?.string else {
             throw node.error("a step needs do: one of \(Self.actions.map(\.name).joined(separator: ", "))")
         }
-        guard let keys = Self.actions.first(where: { $0.name == name })?.keys else {
+        guard let kind = TimelineActionKind(rawValue: name) else {
             throw node.error("unknown action \"\(name)\"; expected one of \(Self.actions.map(\.name).joined(separator: ", "))")
         }
-        let map = try node.mapping(allowed: ["do", "at", "after", "expect"] + keys)
+        let map = try node.mapping(allowed: ["do", "at", "after", "expect"] + kind.keys)
         let when: TimelineStep.When
         switch (map.optional("at"), map.optional("after")) {
         case (nil, nil): when = .immediately
@@ -31,15 +31,15 @@ struct TimelineReader {
         case let (nil, after?): when = .after(try Self.duration(after, allowNegative: false))
         case (.some, .some): throw node.error("give at or after, not both")
         }
-        let action = try self.action(name, map)
+        let action = try self.action(kind, map)
         let expect = try map.optional("expect").map { (node: YAMLCursor) throws(ScenarioError) in try expectation(node) } ?? TimelineExpectation()
         return TimelineStep(when: when, action: action, expect: expect,
                             location: "\(node.file):\((node.node.mark?.line).map(String.init) ?? "?")")
     }
 
-    private func action(_ name: String, _ map: YAMLMapping) throws(ScenarioError) -> TimelineAction {
-        switch name {
-        case "signIn":
+    private func action(_ kind: TimelineActionKind, _ map: YAMLMapping) throws(ScenarioError) -> TimelineAction {
+        switch kind {
+        case .signIn:
             let client = try map.optional("client")?.nonEmptyString() ?? directory.clients.first { $0.kind == .web }?.id ?? ""
             return .signIn(WebSignInStep(
                 persona: try map.required("persona").nonEmptyString(), client: client,
@@ -48,7 +48,7 @@ struct TimelineReader {
                 emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }),
                 idTokenInResponse: try map.optional("responseType")?.oneOf([("code id_token", true), ("code", false)] as [(String, Bool)]) ?? true,
                 exchange: try map.optional("exchange")?.bool() ?? true))
-        case "nativeSignIn":
+        case .nativeSignIn:
             let bundle = try map.optional("bundleID")?.nonEmptyString() ?? directory.clients.first { $0.kind == .native }?.id ?? ""
             let request = NativeSignInRequest(
                 personaID: try map.required("persona").nonEmptyString(), bundleID: bundle, nonce: try map.optional("nonce")?.string(),
@@ -56,9 +56,9 @@ struct TimelineReader {
                 emailChoice: try map.optional("emailChoice")?.oneOf(EmailChoice.allCases.map { ($0.rawValue, $0) }),
                 realUserStatus: try map.optional("realUserStatus")?.oneOf(RealUserStatus.allCases.map { ($0.name, $0) }))
             return .nativeSignIn(request, exchange: try map.optional("exchange")?.bool() ?? true)
-        case "cancel":
+        case .cancel:
             return .cancel(client: try map.optional("client")?.nonEmptyString() ?? directory.clients.first { $0.kind == .web }?.id ?? "")
-        case "authorize":
+        case .authorize:
             let params = try map.required("parameters")
             var pairs: [(String, String)] = []
             for (key, value) in params.node.mapping ?? [:] {
@@ -66,46 +66,46 @@ struct TimelineReader {
                 pairs.append((name, text))
             }
             return .authorize(parameters: pairs)
-        case "exchangeCode":
+        case .exchangeCode:
             var call = try tokenCall(map)
             call.code = try map.optional("code")?.nonEmptyString()
             if let redirect = map.optional("redirectURI") {
                 call.redirectURI = redirect.isNull() ? .omitted : .value(try redirect.nonEmptyString())
             }
             return .exchangeCode(call)
-        case "refresh":
+        case .refresh:
             return .refresh(try tokenCall(map))
-        case "revokeToken":
+        case .revokeToken:
             let access: Bool = try map.optional("token")?.oneOf([("refresh", false), ("access", true)]) ?? false
             return .revokeToken(try tokenCall(map), accessToken: access)
-        case "changePersona":
+        case .changePersona:
             let set = try map.required("set")
             _ = try set.mapping(allowed: ScenarioSchema.keys("personas[]").filter { $0 != "id" })
             return .changePersona(id: try map.required("persona").nonEmptyString(), patch: try set.jsonValue())
-        case "revokeConsent":
+        case .revokeConsent:
             return .revokeConsent(persona: try map.required("persona").nonEmptyString(),
                                   client: try map.optional("client")?.nonEmptyString() ?? directory.clients.first?.id ?? "")
-        case "deleteAccount":
+        case .deleteAccount:
             return .deleteAccount(persona: try map.required("persona").nonEmptyString())
-        case "createPersona":
+        case .createPersona:
             return .createPersona(try PersonaReader.read(try map.required("persona")))
-        case "addKey":
+        case .addKey:
             return .changeKeys(.add(try SigningKeyReader(resources: resources).read(map, generateAllowed: true)))
-        case "activateKey":
+        case .activateKey:
             return .changeKeys(.activate(kid: try map.required("kid").nonEmptyString()))
-        case "retireKey":
+        case .retireKey:
             return .changeKeys(.retire(kid: try map.required("kid").nonEmptyString()))
-        case "shuffleKeys":
+        case .shuffleKeys:
             return .shuffleKeys(try map.optional("shuffled")?.bool() ?? true)
-        case "queueFault":
+        case .queueFault:
             return .queueFault(try FaultReader.read(try map.required("fault")))
-        case "notify":
+        case .notify:
             return .notify(try notificationType(try map.required("type")), persona: try map.required("persona").nonEmptyString(),
                            app: try map.required("app").nonEmptyString())
-        case "setNotificationURL":
+        case .setNotificationURL:
             let url = try map.required("url")
             return .setNotificationURL(app: try map.required("app").nonEmptyString(), url: url.isNull() ? nil : try url.nonEmptyString())
-        case "sendMail":
+        case .sendMail:
             let recipient: MailStep.Recipient
             switch (map.optional("to"), map.optional("persona")) {
             case let (to?, nil): recipient = .address(try to.nonEmptyString())
@@ -118,11 +118,11 @@ struct TimelineReader {
                                       headerFrom: try map.optional("headerFrom")?.nonEmptyString(),
                                       subject: try map.optional("subject")?.string() ?? "Hello",
                                       body: try map.optional("body")?.string() ?? "A message from the timeline."))
-        case "setRelayDomain":
+        case .setRelayDomain:
             return .setRelayDomain(try map.required("domain").oneOf(RelayOptions.AddressDomain.allCases.map { ($0.rawValue, $0) }))
-        case "transferApp":
+        case .transferApp:
             return .transferApp(app: try map.required("app").nonEmptyString(), team: try map.required("to").nonEmptyString())
-        case "userMigration":
+        case .userMigration:
             let request: MigrationStep.Request
             if let target = map.optional("target") {
                 guard map.optional("transferSub") == nil else { throw map.cursor.error("give target (sending team) or transferSub (recipient team), not both") }
@@ -133,12 +133,12 @@ struct TimelineReader {
             }
             return .userMigration(MigrationStep(client: try map.optional("client")?.nonEmptyString(), request: request,
                                                 secret: try tokenCall(map).secret))
-        case "setEmailSources":
+        case .setEmailSources:
             return .setEmailSources(team: try map.required("team").nonEmptyString(), sources: try map.required("sources").stringList())
-        case "setRelayForwarding":
+        case .setRelayForwarding:
             return .setRelayForwarding(persona: try map.required("persona").nonEmptyString(), app: try map.optional("app")?.nonEmptyString(),
                                        forwarding: try map.required("forwarding").bool())
-        default:
+        case .advanceClock:
             return .advanceClock(try Self.duration(try map.required("seconds"), allowNegative: true))
         }
     }

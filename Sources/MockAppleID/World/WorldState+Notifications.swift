@@ -49,7 +49,15 @@ extension WorldState {
                 for groupID in groupsUsingRelayAddress(personaID: personaID, teamID: teamID) {
                     queue(forwarding ? .emailEnabled : .emailDisabled, personaID: personaID, groupID: groupID, at: now, events: &events)
                 }
-            default:
+            // Every other event notifies no one (listed, so that a new event is a decision, not a silent skip).
+            case .signInApproved, .consentPageShown, .delivered, .signInCancelled, .codeRedeemed,
+                 .tokensRefreshed, .tokenRevoked, .revocationIgnored, .personaCreated, .personaChanged,
+                 .accountDeleted, .autoApproveChanged, .keyAdded, .keyActivated, .keyRetired,
+                 .jwksShuffleChanged, .clockChanged, .faultQueued, .faultApplied, .scheduledChangeFailed,
+                 .notificationURLChanged, .notificationQueued, .notificationUnrouted, .notificationAttempted,
+                 .notificationsRetried, .notificationDropped, .emailSourcesChanged, .relayMailDelivered,
+                 .relayMailRefused, .relayMailForwarded, .relayInboxesCleared, .appTransferred, .teamTokenIssued,
+                 .userMigrated, .relayDomainChanged, .timelineStep, .worldReset, .request:
                 continue
             }
         }

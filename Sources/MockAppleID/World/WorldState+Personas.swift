@@ -112,8 +112,8 @@ extension WorldState {
 }
 
 extension Persona {
-    /// A persona's fields besides its `id`, as the admin API and scenario files name them.
-    public enum Field: String, Sendable, Codable, CaseIterable {
+    /// A persona's fields besides its `id`, as the admin API and scenario files name them: the keys of its JSON form.
+    public enum Field: String, Sendable, Codable, CaseIterable, CodingKey {
         case firstName, lastName, email, emailChoice, realUserStatus, managed, orgID, emailVerified, relayForwarding
     }
 
