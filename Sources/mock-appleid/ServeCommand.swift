@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds from a request's first byte to the end of its headers.") var headerTimeout = ConnectionLimits().headerTimeout
     @Option(help: "Seconds from the end of a request's headers to the end of its body.") var bodyTimeout = ConnectionLimits().bodyTimeout
     @Option(help: "HTTP connections served at once; more wait until one closes.") var maxConnections = ConnectionLimits().maxConnections
-    @Option(help: ArgumentHelp("What makes RS256 signatures: libcrypto (the system's OpenSSL 3, faster), swift-crypto (built in), or auto (libcrypto when it can be loaded).", valueName: (["auto"] + RSASigning.Library.allCases.map(\.rawValue)).joined(separator: "|")))
+    @Option(help: ArgumentHelp("What makes RS256 signatures: libcrypto (the system's OpenSSL 3), swift-crypto (built in), or auto (the faster of the two on this machine, timed on the first RS256 key; swift-crypto where libcrypto cannot be loaded).", valueName: (["auto"] + RSASigning.Library.allCases.map(\.rawValue)).joined(separator: "|")))
     var rsaSigner = "auto"
 
     func run() async throws {
@@ -189,8 +189,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Settles the RS256 library before the scenario's keys are read. Named, each key keeps the one it was
     /// read with; automatically, each key is given to libcrypto on a background thread when it first signs
-    /// (libcrypto itself is loaded then, and a notice says what was found), so that start-up neither waits
-    /// nor competes for it; each key signs with swift-crypto until its copy is ready.
+    /// (libcrypto itself is loaded then, and timed against swift-crypto on the first key: a notice says which
+    /// is faster, and that one signs), so that start-up neither waits nor competes for it; each key signs with
+    /// swift-crypto until its copy is ready.
     private func chooseRSASigner() throws {
         guard rsaSigner != "auto" else { return RSASigning.readyLibcryptoInBackground() }
         guard let library = RSASigning.Library(rawValue: rsaSigner) else {

@@ -10,6 +10,12 @@ import Testing
 struct RSASigningTests {
     static let shippedKeys = ["mRS1a8XkPq", "mRS2bT4nWz", "mRS3cY7jLd"]
 
+    /// A timing in which `library` is the faster, for the automatic choice to follow.
+    static func timing(faster library: RSASigning.Library) -> RSASignerTiming {
+        library == .libcrypto ? RSASignerTiming(libcrypto: .microseconds(300), swiftCrypto: .microseconds(600))
+            : RSASignerTiming(libcrypto: .microseconds(630), swiftCrypto: .microseconds(600))
+    }
+
     static func keys(signedBy library: RSASigning.Library) throws -> [SigningKey] {
         try RSASigning.use(library)
         return try shippedKeys.map { kid in
@@ -42,6 +48,7 @@ struct RSASigningTests {
     func copiesMadeInTheBackground() async throws {
         let input = Data("signed before and after the copies settle".utf8)
         let expected = try Self.keys(signedBy: .swiftCrypto).map { try $0.sign(input) }
+        RSASigning.assumeTiming(Self.timing(faster: .libcrypto))
         RSASigning.readyLibcryptoInBackground()
         defer { _ = try? RSASigning.use(.libcrypto) }
         let keys = try Self.shippedKeys.map { kid in
@@ -58,6 +65,7 @@ struct RSASigningTests {
     @Test("read with libcrypto readied in the background, a key that has not signed is copied when its library is awaited, and only that key",
           .timeLimit(.minutes(1)))
     func copyMadeWhenAwaited() async throws {
+        RSASigning.assumeTiming(Self.timing(faster: .libcrypto))
         RSASigning.readyLibcryptoInBackground()
         defer { _ = try? RSASigning.use(.libcrypto) }
         let keys = try Self.shippedKeys.map { kid in
@@ -67,6 +75,39 @@ struct RSASigningTests {
         #expect(keys.map(\.rsaLibrary) == [.swiftCrypto, .libcrypto, .swiftCrypto])
         // Asking which library a key signs with starts nothing.
         #expect(keys.map(\.libcryptoCopyStarted) == [false, true, false])
+    }
+
+    @Test("the automatic choice keeps libcrypto's copies only where libcrypto timed faster; either way the same bytes",
+          .timeLimit(.minutes(1)), arguments: RSASigning.Library.allCases)
+    func automaticChoiceFollowsTheTiming(faster: RSASigning.Library) async throws {
+        let input = Data("signed by the faster library".utf8)
+        let expected = try Self.keys(signedBy: .swiftCrypto).map { try $0.sign(input) }
+        RSASigning.assumeTiming(Self.timing(faster: faster))
+        defer { _ = try? RSASigning.use(.libcrypto) }
+        RSASigning.readyLibcryptoInBackground()
+        let background = try Self.shippedKeys.map { kid in try SigningKey(kid: kid, algorithm: .rs256, pem: Fixtures.file("Keys/signing-\(kid).pem")) }
+        for key in background { await key.settled() }
+        #expect(background.map(\.rsaLibrary) == Array(repeating: faster, count: 3))
+        #expect(try background.map { try $0.sign(input) } == expected)
+        #expect(RSASigning.library == faster)
+        #expect(RSASigning.choiceDescription.hasPrefix("the faster of libcrypto and swift-crypto"))
+    }
+
+    @Test("the timing signs with both libraries on the first key and is kept for the process")
+    func timingIsMeasuredOnce() throws {
+        try RSASigning.use(.libcrypto)
+        RSASigning.assumeTiming(nil)
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: Fixtures.file("Keys/signing-\(Self.shippedKeys[0]).pem"))
+        let library = try #require(Libcrypto.shared)
+        let copy = try #require(LibcryptoRSAKey(der: Array(key.derRepresentation), library: library))
+        let kept = RSASigning.automaticKeeps(copy, of: key)
+        let timing = try #require(RSASigning.measured)
+        #expect(timing.libcrypto > .zero && timing.libcrypto < .milliseconds(100))
+        #expect(timing.swiftCrypto > .zero && timing.swiftCrypto < .milliseconds(100))
+        #expect(kept == (timing.faster == .libcrypto))
+        #expect(timing.description.contains("ms a signature with libcrypto"))
+        // Kept: the second key does not time again.
+        #expect(RSASigning.automaticKeeps(copy, of: key) == kept && RSASigning.measured == timing)
     }
 
     @Test("a burst holding more signing contexts than are kept: only the kept number stay when they are given back, and the key still signs right")

@@ -11,7 +11,8 @@ import SystemLibcrypto
 /// process's first), and a key that never signs (one only published) costs libcrypto nothing. Until the copy
 /// is ready, and for good if libcrypto cannot use the key, swift-crypto signs: RSASSA-PKCS1-v1_5 is
 /// deterministic, so the bytes are the same either way. A key that a loaded libcrypto refuses in the
-/// background is named in a warning, since no caller is there to be told.
+/// background is named in a warning, since no caller is there to be told. Under the automatic choice, a copy
+/// is kept only when libcrypto signs faster than swift-crypto on this machine (``RSASigning/measured``).
 final class LibcryptoCopy: Sendable {
     /// Where the copy stands, shared with the work that makes it.
     private final class Outcome: Sendable {
@@ -40,8 +41,9 @@ final class LibcryptoCopy: Sendable {
             guard let wanted else { return }
             DispatchQueue.global().async {
                 _ = LibcryptoCopy.sayWhatWasFound
-                let copy = LibcryptoCopy.make(of: wanted.key)
-                if copy == nil, let library = Libcrypto.shared {
+                let made = LibcryptoCopy.make(of: wanted.key)
+                let copy = made.flatMap { RSASigning.automaticKeeps($0, of: wanted.key) ? $0 : nil }
+                if made == nil, let library = Libcrypto.shared {
                     Logger(label: "mock-appleid").warning(
                         "libcrypto (\(library.version)) could not use RSA key \(wanted.kid): swift-crypto signs with it, the same signatures, slower")
                 }
@@ -66,7 +68,7 @@ final class LibcryptoCopy: Sendable {
     private static let sayWhatWasFound: Void = {
         let logger = Logger(label: "mock-appleid")
         if let library = Libcrypto.shared {
-            logger.notice("RS256: libcrypto (\(library.version)) loaded; each RS256 key signs with it once its copy is ready")
+            logger.notice("RS256: libcrypto (\(library.version)) loaded; timed against swift-crypto on the first key it is given, the faster signs")
         } else {
             logger.notice("RS256: no OpenSSL 3 libcrypto (libcrypto.so.3) could be loaded; swift-crypto signs")
         }
@@ -78,9 +80,10 @@ final class LibcryptoCopy: Sendable {
         outcome = Outcome(.notStarted(key, kid: kid))
     }
 
-    /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`.
-    init?(of key: _RSA.Signing.PrivateKey) {
-        guard let copy = Self.make(of: key) else { return nil }
+    /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`, or (`keepingTheFaster`)
+    /// when swift-crypto signs faster on this machine.
+    init?(of key: _RSA.Signing.PrivateKey, keepingTheFaster: Bool) {
+        guard let copy = Self.make(of: key), !keepingTheFaster || RSASigning.automaticKeeps(copy, of: key) else { return nil }
         outcome = Outcome(.made(copy))
     }
 

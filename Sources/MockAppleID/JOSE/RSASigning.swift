@@ -4,9 +4,10 @@ import SystemLibcrypto
 /// The library that makes RS256 signatures, chosen for the whole process before its keys are read.
 ///
 /// RSASSA-PKCS1-v1_5 is deterministic, so both make the same bytes; libcrypto (OpenSSL 3, found on
-/// Linux at run time) made them in about half the CPU time of swift-crypto on the machines the
-/// benchmarks ran on. swift-crypto (BoringSSL, built in) signs wherever libcrypto is missing, and in
-/// place of a libcrypto that fails unless libcrypto was asked for by name.
+/// Linux at run time) made them in about half the CPU time of swift-crypto on some of the machines the
+/// benchmarks ran on, and in a little more on others, so the automatic choice times both on the first key
+/// and keeps the faster (``measured``). swift-crypto (BoringSSL, built in) signs wherever libcrypto is
+/// missing, and in place of a libcrypto that fails unless libcrypto was asked for by name.
 public enum RSASigning {
     /// Where RS256 signatures come from.
     public enum Library: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -28,12 +29,13 @@ public enum RSASigning {
         public let description: String
     }
 
-    /// How the library is chosen: named by ``use(_:)``, or automatically (libcrypto where the system has it).
+    /// How the library is chosen: named by ``use(_:)``, or automatically (libcrypto where the system has it and it
+    /// signs faster than swift-crypto).
     enum Choice: Equatable {
-        /// libcrypto where it loads, given each key as the key is read.
+        /// libcrypto where it loads and is the faster, given each key as the key is read.
         case automatic
-        /// libcrypto where it loads, given each key on a background thread once the key first signs
-        /// (``readyLibcryptoInBackground()``).
+        /// libcrypto where it loads and is the faster, given each key on a background thread once the key first
+        /// signs (``readyLibcryptoInBackground()``).
         case automaticInBackground
         /// The library ``use(_:)`` named: a key libcrypto cannot use is then an error, not a fallback.
         case named(Library)
@@ -44,12 +46,13 @@ public enum RSASigning {
     /// How keys read from now on get their library.
     static var choice: Choice { chosen.withLock { $0 } }
 
-    /// The library keys read from now on sign with: libcrypto when the system has it, unless ``use(_:)`` said
-    /// otherwise (after ``readyLibcryptoInBackground()``, once each key's copy is ready). Reading it loads
-    /// libcrypto unless a library was named; ``choiceDescription`` does not.
+    /// The library keys read from now on sign with: the one ``use(_:)`` named; else the faster by ``measured``, or
+    /// libcrypto when the system has it and nothing was timed yet (after ``readyLibcryptoInBackground()``, once each
+    /// key's copy is ready). Reading it loads libcrypto unless a library was named; ``choiceDescription`` does not.
     public static var library: Library {
         if case let .named(library) = choice { return library }
-        return Libcrypto.shared == nil ? .swiftCrypto : .libcrypto
+        guard Libcrypto.shared != nil else { return .swiftCrypto }
+        return measured?.faster ?? .libcrypto
     }
 
     /// What signs RS256, said without loading libcrypto: under ``readyLibcryptoInBackground()``, libcrypto is
@@ -57,7 +60,8 @@ public enum RSASigning {
     /// is said in the log then.
     public static var choiceDescription: String {
         if choice == .automaticInBackground {
-            return "libcrypto, loaded when an RS256 key first signs (swift-crypto until then, or where it cannot be loaded)"
+            return "the faster of libcrypto and swift-crypto, timed when an RS256 key first signs (the log says which; "
+                + "swift-crypto until then, and where libcrypto cannot be loaded)"
         }
         return library.description
     }

@@ -118,15 +118,15 @@ public struct SigningKey: Sendable, Codable {
     }
 
     /// libcrypto's copy of `key` when the process signs with libcrypto: made now, or in the background once
-    /// the key first signs.
+    /// the key first signs; under the automatic choice, only when libcrypto is the faster on this machine.
     /// A copy libcrypto cannot make leaves the key to swift-crypto, unless libcrypto was asked for by name.
     private static func libcryptoCopy(of key: _RSA.Signing.PrivateKey, kid: String) throws -> LibcryptoCopy? {
         switch RSASigning.choice {
         case .named(.swiftCrypto): return nil
         case .automaticInBackground: return LibcryptoCopy(whenWantedOf: key, kid: kid)
-        case .automatic: return LibcryptoCopy(of: key)
+        case .automatic: return LibcryptoCopy(of: key, keepingTheFaster: true)
         case .named(.libcrypto):
-            guard let copy = LibcryptoCopy(of: key) else { throw KeyError.libcryptoFailed }
+            guard let copy = LibcryptoCopy(of: key, keepingTheFaster: false) else { throw KeyError.libcryptoFailed }
             return copy
         }
     }
