@@ -107,6 +107,27 @@ def test_the_layout_in_docs_development_names_every_folder():
     assert named == folders
 
 
+def test_every_file_and_type_docs_development_names_exists():
+    """The architecture and the "to add" recipes of docs/development.md name files (by path or by name) and types that
+    exist, so that a move or a rename fails here rather than misleading the next person."""
+    document = (ROOT / "docs" / "development.md").read_text()
+    text = document[document.index("## Architecture"):document.index("## The test command")]
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
+    names = {pathlib.PurePath(name).name for name in tracked}
+    paths = set(re.findall(r"`((?:Sources|Tests|Scripts)/[^`…]+)`", text))
+    files = set(re.findall(r"\b([A-Z][A-Za-z+]+\.swift|[a-z_]+\.py)\b", text))
+    assert paths and files
+    assert sorted(path for path in paths if not (ROOT / path).exists()) == []
+    assert sorted(name for name in files if name not in names) == []
+    # A name is a Swift declaration, a module (a folder of Sources/) or a schema of the admin API's document.
+    sources = "\n".join((ROOT / name).read_text() for name in tracked if name.endswith(".swift"))
+    modules = {folder.name for folder in (ROOT / "Sources").iterdir()}
+    schemas = set(re.findall(r"^    ([A-Z][A-Za-z]+):$", (ROOT / "Sources/MockAppleIDServer/Admin/openapi.yaml").read_text(), re.MULTILINE))
+    named = set(re.findall(r"`([A-Z][A-Za-z]+)(?:[(`]|\.(?!swift))", text)) - {"POST", "GET"}
+    declared = re.compile(r"\b(?:struct|class|enum|protocol|actor|typealias|case|func|var|let) (%s)\b" % "|".join(named))
+    assert sorted(named - set(declared.findall(sources)) - modules - schemas) == []
+
+
 def test_the_fault_tables_name_every_fault_the_server_takes():
     """docs/scenarios.md's table of faults and docs/apple-reference.md's list of identity-token faults name exactly
     the faults of the admin API's document (which a Swift test holds equal to the code's list)."""
