@@ -63,7 +63,7 @@ public struct MockAppleIDServer: Service {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let table = RouteTable()
         let recording = RecordingRouter(router: router, table: table)
-        let saving = SavedBeforeAnswering(world: provider.world, maxBodySize: configuration.maxBodySize)
+        let saving = SavedBeforeAnswering(provider: provider, maxBodySize: configuration.maxBodySize)
         AppleRoutes(provider: provider, configuration: configuration, scheme: scheme, keySetBodies: keySetBodies)
             .register(on: recording, saving: saving)
         AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: listeners)
@@ -145,7 +145,7 @@ public struct MockAppleIDServer: Service {
         // Each named: without a name, the group describes a service by reflecting over all it holds, which
         // costs the start-up a scan of every protocol conformance in the binary.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ClockDriver(world: provider.world), serviceName: "clock driver"),
+            .init(service: ClockDriver(provider: provider), serviceName: "clock driver"),
             .init(service: NotificationSender(provider: provider, logger: logger), serviceName: "notification sender"),
         ]
         if configuration.accessLog || logger.logLevel <= .debug {

@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
             // In a hold of a shared world, so the change is made to the latest state and written.
             let set: Result<Void, PersonaError>
             do throws(StateStoreError) {
-                set = try await provider.world.hold { Result { () throws(PersonaError) in
+                set = try await provider.performSideJob { Result { () throws(PersonaError) in
                     try provider.setAutoApprove(AutoApprove(persona: parts.first ?? "", emailChoice: choice))
                 } }
             } catch {

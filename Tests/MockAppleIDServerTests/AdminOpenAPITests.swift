@@ -40,7 +40,7 @@ struct AdminOpenAPITests {
             ? TenantRegistry(scenario: provider.scenario, configuration: configuration, store: nil, listeners: BoundListeners(),
                              logger: Logger(label: "test")) : nil
         AdminRoutes(provider: provider, configuration: configuration, tenants: tenants, listeners: BoundListeners())
-            .register(on: router, saving: SavedBeforeAnswering(world: provider.world, maxBodySize: configuration.maxBodySize))
+            .register(on: router, saving: SavedBeforeAnswering(provider: provider, maxBodySize: configuration.maxBodySize))
         return Set(table.registered.flatMap { route in route.methods.map { "\($0.rawValue) \(route.path)" } })
     }
 

@@ -112,14 +112,11 @@ struct SharedStoreTests {
         func stillLeading() async -> Bool { true }
     }
 
-    /// Runs `body` as one request of `provider`'s: in a hold of the shared world, answering once saved.
+    /// Runs `body` as one request of `provider`'s (``AppleIDProvider/perform(_:_:)``): in a hold of the shared world,
+    /// answering once saved.
     @discardableResult
     func request<T: Sendable>(_ provider: AppleIDProvider, _ body: () throws -> T) async throws -> T {
-        let ticket = try await provider.world.beginRequest()
-        defer { provider.world.requestEnded(ticket) }
-        let result = Result { try body() }
-        try await provider.world.waitUntilSaved(ticket)
-        return try result.get()
+        try await provider.perform(.request) { () throws -> T in try body() }.get()
     }
 
     func sharingPair() async throws -> (AppleIDProvider, AppleIDProvider, VersionedStore) {

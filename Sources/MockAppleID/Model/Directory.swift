@@ -22,6 +22,12 @@ public struct Directory: Sendable {
     /// the audit).
     public func group(named app: String) -> AppGroup? { client(app).flatMap { groups[$0.groupID] } }
 
+    /// The primary App ID of the app group `app` names (``group(named:)``); an unknown app is refused.
+    func groupID(of app: String) throws(NotificationError) -> String {
+        guard let group = group(named: app) else { throw .unknownApp(app) }
+        return group.primaryAppID
+    }
+
     /// Registers (or with nil removes) the notification URL of the app group `groupID`.
     mutating func setNotificationURL(_ url: String?, group groupID: String) {
         groups[groupID]?.notificationURL = url

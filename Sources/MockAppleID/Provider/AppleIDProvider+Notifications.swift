@@ -103,11 +103,3 @@ extension AppleIDProvider {
         world.transition(at: now) { state, _ in state.outbox.resumeAfterRestore(at: now) }
     }
 }
-
-extension Directory {
-    /// The primary App ID of the app group `app` names (``group(named:)``).
-    func groupID(of app: String) throws(NotificationError) -> String {
-        guard let group = group(named: app) else { throw .unknownApp(app) }
-        return group.primaryAppID
-    }
-}

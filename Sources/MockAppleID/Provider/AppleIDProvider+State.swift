@@ -48,4 +48,14 @@ extension AppleIDProvider {
     /// Saves what is pending and stops writing to the store; the world goes on in memory only.
     /// Throws when a write failed (then the store lacks changes that were made).
     public func stopKeepingState() async throws(StateStoreError) { try await world.detach() }
+
+    /// The whole world and the clock, `Codable`.
+    public func snapshot() -> WorldSnapshot { world.snapshot() }
+
+    /// Replaces the world and the clock's mode with `snapshot`'s.
+    public func restore(_ snapshot: WorldSnapshot) {
+        world.restore(snapshot)
+        timeline.saveProgress()
+        resumeNotifications()
+    }
 }

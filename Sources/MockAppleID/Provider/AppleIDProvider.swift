@@ -112,10 +112,18 @@ public final class AppleIDProvider: Sendable {
         }
     }
 
+    /// Journals a request to one of Apple's endpoints answered outside ``perform(_:_:)`` (`/auth/keys` answered on
+    /// the event loop), with what it served.
+    public func journalAnswered(_ endpoint: AppleEndpoint, origin: RequestOrigin, served reason: String) {
+        let draft = RequestDraft(endpoint: endpoint, origin: origin)
+        draft.note(reason: reason)
+        journal(draft, .answered)
+    }
+
     /// Writes the journal entry of an HTTP request that has ended: the provider's, unless the request
     /// ended otherwise (a body that could not be read, a fault, a store that failed). The one place
     /// the journal is written for HTTP requests.
-    public func journal(_ draft: RequestDraft, _ ending: RequestEnding) {
+    func journal(_ draft: RequestDraft, _ ending: RequestEnding) {
         let decision = draft.decision
         let record: RequestRecord
         switch ending {

@@ -3,13 +3,14 @@ import Synchronization
 
 /// The journal entry of one Apple-endpoint request, written once, when the request's answer is final.
 ///
-/// The HTTP layer opens one per request (``current``, for the request's task) and writes it once the
-/// answer is saved, or refused because the store failed; the provider notes in it what it decided. A
-/// request made through the Swift API, the admin API or a timeline has none: the provider writes its
-/// entry itself, when it answers. Either way ``AppleIDProvider/journal(_:)`` is the one writer.
-public final class RequestDraft: Sendable {
+/// ``AppleIDProvider/perform(_:_:)`` opens one for a request to one of Apple's endpoints (``current``, for the
+/// request's task, inside the core alone) and writes it once the answer is saved, or refused because the store
+/// failed; the provider notes in it what it decided, the route what it served. A request made through the Swift
+/// API, the admin API or a timeline has none: the provider writes its entry itself, when it answers. Either way
+/// ``AppleIDProvider/journal(_:_:)`` is the one writer.
+final class RequestDraft: Sendable {
     /// The draft of the HTTP request the current task serves, if any.
-    @TaskLocal public static var current: RequestDraft?
+    @TaskLocal static var current: RequestDraft?
 
     /// What the provider decided, at the instant it read for the request.
     struct Decision: Sendable {
@@ -17,20 +18,20 @@ public final class RequestDraft: Sendable {
         let time: Date
     }
 
-    public let endpoint: AppleEndpoint
-    public let origin: RequestOrigin
+    let endpoint: AppleEndpoint
+    let origin: RequestOrigin
     private let state = Mutex<(clientID: String?, reason: String?, decision: Decision?)>((nil, nil, nil))
 
-    public init(endpoint: AppleEndpoint, origin: RequestOrigin) {
+    init(endpoint: AppleEndpoint, origin: RequestOrigin) {
         self.endpoint = endpoint
         self.origin = origin
     }
 
     /// The `client_id` the request named, for an entry the provider does not make (a body it cannot read).
-    public func name(clientID: String?) { state.withLock { $0.clientID = clientID } }
+    func name(clientID: String?) { state.withLock { $0.clientID = clientID } }
 
     /// What was done, for an answer the provider did not decide (the keys, the discovery document).
-    public func note(reason: String) { state.withLock { $0.reason = reason } }
+    func note(reason: String) { state.withLock { $0.reason = reason } }
 
     /// The provider's entry for the request, written when the request ends.
     func keep(_ record: RequestRecord, at time: Date) { state.withLock { $0.decision = Decision(record: record, time: time) } }
@@ -41,7 +42,7 @@ public final class RequestDraft: Sendable {
 }
 
 /// How an Apple-endpoint request over HTTP ended, for its journal entry.
-public enum RequestEnding: Sendable {
+enum RequestEnding: Sendable {
     /// Answered as the provider decided, or (the keys, the discovery document) with status 200 and
     /// what the route noted.
     case answered

@@ -157,7 +157,7 @@ extension World {
     /// Runs `body` while this server holds the world, when the world is shared with other servers
     /// (caught up first, and its changes written before this returns); otherwise simply runs it.
     /// Work that is not a request, such as scheduled work coming due, runs in one.
-    public func hold<T: Sendable>(_ body: () -> T) async throws(StateStoreError) -> T {
+    func hold<T: Sendable>(_ body: () -> T) async throws(StateStoreError) -> T {
         guard isShared else { return body() }
         return try await keeper.hold(body)
     }
@@ -167,19 +167,19 @@ extension World {
     /// any is under way, and no other thread is woken for them; with a shared store, this waits until
     /// the server holds the world (see ``SharedWorldStore``), which may throw. End it with
     /// ``requestEnded(_:)``.
-    public func beginRequest() async throws(StateStoreError) -> SaveTicket {
+    func beginRequest() async throws(StateStoreError) -> SaveTicket {
         guard isKeptInStore else { return SaveTicket(keeper: MemoryKeeper(), member: nil) }
         return try await keeper.beginRequest()
     }
 
     /// Returns once every change made so far is saved by the keeper the request started with (with a
     /// shared store: once the request's hold of the world ended with its changes written).
-    public func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
+    func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
         try await ticket.keeper.waitUntilSaved(ticket)
     }
 
     /// The request ``beginRequest()`` announced has answered.
-    public func requestEnded(_ ticket: SaveTicket) {
+    func requestEnded(_ ticket: SaveTicket) {
         ticket.keeper.requestEnded(ticket)
     }
 

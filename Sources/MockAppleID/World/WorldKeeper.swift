@@ -33,7 +33,7 @@ protocol WorldKeeper: Sendable {
 }
 
 /// What a request waits on before it answers: its keeper, and its place in a hold of a shared world.
-public struct SaveTicket: Sendable {
+struct SaveTicket: Sendable {
     let keeper: any WorldKeeper
     let member: SharedWorldAccess.Member?
 }

@@ -19,10 +19,10 @@ struct AdminMiddleware: RouterMiddleware {
         if AdminGuard.writeMethods.contains(request.method) { try request.requireJSONContentType() }
         // Making or removing a tenant changes the store, not this world: it must not hold the world (and
         // every other server) while it parses a scenario and writes the tenant down.
-        if saving.world.isShared, request.uri.path.hasPrefix(Self.tenantsPath) { return try await answer(request, context, next) }
+        if saving.provider.world.isShared, request.uri.path.hasPrefix(Self.tenantsPath) { return try await answer(request, context, next) }
         let outcome: Result<Response, any Error>
         do throws(StateStoreError) {
-            outcome = try await saving.run(request) { request in try await answer(request, context, next) }
+            outcome = try await saving.run(request, as: .request) { request in try await answer(request, context, next) }
         } catch {
             failures.error(context.logger, "state not saved (\(request.method) \(request.uri.path.prefix(200))): \(error.message)")
             throw AdminError(status: .serviceUnavailable, code: "state_not_saved", message: "the change was not saved: \(error.message)")

@@ -2,9 +2,9 @@ import HTTPTypes
 import Hummingbird
 import MockAppleID
 
-/// Every request to one of Apple's endpoints passes here once, around its route: it runs under the
-/// saved-before-answering rule, and here alone its journal entry is written (once the answer is final)
-/// and its failure is answered in Apple's shape:
+/// Every request to one of Apple's endpoints passes here once, around its route: it is done through
+/// ``AppleIDProvider/perform(_:_:)`` (saved before it answers, journaled once its answer is final), and here alone
+/// its failure is answered in Apple's shape:
 ///
 /// - Apple's error (``AppleError``): a bare `400 {"error":…}` with Apple's headers, or for an authorization
 ///   request Apple's own error page (JSON when the client asks for it), never a redirect;
@@ -21,31 +21,23 @@ struct AppleEndpointMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: BasicRequestContext,
                 next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
         let endpoint = AppleEndpoint.serving(request.uri.path) ?? .authorize
-        let draft = RequestDraft(endpoint: endpoint, origin: request.origin)
+        let work = Work.appleRequest(endpoint, origin: request.origin) { error in
+            if let fault = error as? TransportFault { return (fault.status, fault.reason) }
+            return (((error as? any HTTPResponseError)?.status ?? .internalServerError).code, "\(error)")
+        }
         let outcome: Result<Response, any Error>
         do throws(StateStoreError) {
-            outcome = try await saving.run(request) { request in
-                try await RequestDraft.$current.withValue(draft) { try await next(request, context) }
-            }
+            outcome = try await saving.run(request, as: work) { request in try await next(request, context) }
         } catch {
             failures.error(context.logger, "state not saved (\(request.method) \(request.uri.path.prefix(200))): \(error.message)")
-            provider.journal(draft, .failed(status: 503, reason: "answered 503: the world's store cannot be used: \(error.message)"))
             return Self.bare(.serviceUnavailable)
         }
         switch outcome {
-        case let .success(response):
-            provider.journal(draft, .answered)
-            return response
+        case let .success(response): return response
         case let .failure(error as AppleError):
-            provider.journal(draft, .refused(error))
             return endpoint == .authorize ? Self.page(error, request) : AppleResponse.json(error.body, status: .badRequest)
-        case let .failure(fault as TransportFault):
-            provider.journal(draft, .failed(status: fault.status, reason: fault.reason))
-            return Self.bare(HTTPResponse.Status(code: fault.status))
-        case let .failure(error):
-            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            provider.journal(draft, .failed(status: status.code, reason: "\(error)".prefix(500).description))
-            throw error
+        case let .failure(fault as TransportFault): return Self.bare(HTTPResponse.Status(code: fault.status))
+        case let .failure(error): throw error
         }
     }
 

@@ -14,7 +14,7 @@ extension AppleRoutes {
         }
         router.post("/auth/authorize/consent") { request, _ in
             let form = try await request.urlEncodedForm(maxSize: configuration.maxBodySize)
-            RequestDraft.current?.name(clientID: form.first("client_id"))
+            provider.noteRequest(clientID: form.first("client_id"))
             let decision = try ConsentForm.decision(from: form)
             return deliver(try provider.completeAuthorization(form, decision: decision, origin: request.origin))
         }

@@ -7,7 +7,7 @@ extension AppleRoutes {
     func registerMetadata(on router: AppleRouteGroup) {
         router.get("/auth/keys") { _, _ in
             try await applyTransportFault(.keys, clientID: nil)
-            RequestDraft.current?.note(reason: AppleIDProvider.keysServedReason)
+            provider.noteServed(AppleIDProvider.keysServedReason)
             return Self.metadataResponse(ByteBuffer(string: keySetBodies.body()))
         }
         router.get("/.well-known/openid-configuration") { request, _ in
@@ -15,7 +15,7 @@ extension AppleRoutes {
             let document = discoveryCache.document(baseURL: baseURL) {
                 DiscoveryDocument.json(issuer: provider.settings.issuer, baseURL: baseURL).serialized
             }
-            RequestDraft.current?.note(reason: "served the discovery document for \(baseURL)")
+            provider.noteServed("served the discovery document for \(baseURL)")
             return Self.metadataResponse(ByteBuffer(string: document))
         }
         for path in ["/auth/keys", "/.well-known/openid-configuration"] {

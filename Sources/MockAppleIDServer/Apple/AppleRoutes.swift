@@ -40,7 +40,7 @@ struct AppleRoutes: Sendable {
         case let .tokenDelay(seconds), let .keysDelay(seconds):
             if let deferred = DeferredDelay.current { deferred.add(.seconds(seconds)) } else { try await Task.sleep(for: .seconds(seconds)) }
         case let .tokenServerError(status), let .keysUnavailable(status):
-            RequestDraft.current?.name(clientID: clientID)
+            provider.noteRequest(clientID: clientID)
             throw TransportFault(status: status, reason: "fault applied: \(fault)")
         case .tokenError, .idToken:
             return

@@ -53,9 +53,7 @@ final class KeySetShortcutHandler: ChannelDuplexHandler, RemovableChannelHandler
             if held != nil {
                 if provider.answersKeysAlone {
                     held = nil
-                    let draft = RequestDraft(endpoint: .keys, origin: .http("GET"))
-                    draft.note(reason: AppleIDProvider.keysServedReason)
-                    provider.journal(draft, .answered)
+                    provider.journalAnswered(.keys, origin: .http("GET"), served: AppleIDProvider.keysServedReason)
                     return answer(bodies.body(), context: context)
                 }
                 passOnHeld(context: context)

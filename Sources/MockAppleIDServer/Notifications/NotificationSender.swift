@@ -66,7 +66,7 @@ struct NotificationSender: Service {
                 await store.lead()
                 guard !Task.isCancelled else { return }
                 logger.notice("sending notifications for the servers sharing \(store.name)")
-                _ = try? await provider.world.hold { provider.takeOverNotifications() }
+                _ = try? await provider.performSideJob { provider.takeOverNotifications() }
                 await withTaskGroup(of: Void.self) { watching in
                     watching.addTask {
                         // Until the loop below stops (it no longer leads): listening again after a second when
@@ -101,12 +101,12 @@ struct NotificationSender: Service {
     /// Posts what is due, each in a task of its own; false when a shared world could not be held.
     @discardableResult
     private func postDue(with http: OnDemandHTTPClient, in group: inout DiscardingTaskGroup) async -> Bool {
-        guard let due = try? await provider.world.hold({ provider.takeDueNotifications() }) else { return false }
+        guard let due = try? await provider.performSideJob({ provider.takeDueNotifications() }) else { return false }
         for outgoing in due {
             group.addTask {
                 let outcome = await post(outgoing, with: http)
                 do throws(StateStoreError) {
-                    try await provider.world.hold { provider.recordNotificationAttempt(outcome, id: outgoing.id) }
+                    try await provider.performSideJob { provider.recordNotificationAttempt(outcome, id: outgoing.id) }
                 } catch {
                     logger.error("notification \(outgoing.id): the attempt's outcome was not saved: \(error.message)")
                 }

@@ -25,7 +25,7 @@ struct RelayForwarder: Service {
                     guard let message = provider.relayMessages().last(where: { $0.id == id }) else { return }
                     let outcome = await forward(message)
                     do throws(StateStoreError) {
-                        try await provider.world.hold { provider.recordRelayForwarding(id, outcome: outcome) }
+                        try await provider.performSideJob { provider.recordRelayForwarding(id, outcome: outcome) }
                     } catch {
                         logger.error("relay message \(id): the forwarding's outcome was not saved: \(error.message)")
                     }

@@ -104,10 +104,7 @@ final class SMTPListener: Service {
                                                                   data: String(decoding: ended.data, as: UTF8.self)))
                             })
                         }
-                        let ticket = try await provider.world.beginRequest()
-                        defer { provider.world.requestEnded(ticket) }
-                        response = session.handle(line)
-                        try await provider.world.waitUntilSaved(ticket)
+                        response = try await provider.perform(.request) { session.handle(line) }.get()
                         if session.readsMessage { connection.dataMode.begin(after: taken) }
                     }
                 } catch {

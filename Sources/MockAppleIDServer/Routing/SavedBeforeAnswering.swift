@@ -3,43 +3,29 @@ import Logging
 import MockAppleID
 import Synchronization
 
-/// The rule that a request answers only once the changes it made are saved, when the world is kept in a
-/// store (`serve --state` or `--database-url`): a code issued, a token minted or an admin write that was
-/// acknowledged outlives the process. With a shared store, the request runs only while this server holds
-/// the world, caught up on what the others wrote. Without a store it costs one atomic read.
+/// A request of the HTTP server done through ``AppleIDProvider/perform(_:_:)``, the rule that it answers only once
+/// the changes it made are saved when the world is kept in a store. With a store several servers share, the
+/// request's body is read first, and a fault's delay slept after the world is let go, so that neither a client that
+/// sends slowly nor a slow endpoint holds the world (and every other server sharing it).
 struct SavedBeforeAnswering: Sendable {
-    let world: World
+    let provider: AppleIDProvider
     /// The longest body read before a request of a shared world enters its hold.
     let maxBodySize: Int
 
-    /// Runs `body` for `request` under the rule; returns its outcome once its changes are saved, or throws
-    /// why they cannot be (the store failed before or after).
-    func run(_ request: Request, _ body: (Request) async throws -> Response) async throws(StateStoreError) -> Result<Response, any Error> {
-        guard world.isKeptInStore else {
-            do { return .success(try await body(request)) } catch { return .failure(error) }
-        }
+    /// Does `body` for `request` as `work`; returns its outcome once its changes are saved, or throws why they cannot
+    /// be (the store failed before or after).
+    func run(_ request: Request, as work: Work, _ body: (Request) async throws -> Response) async throws(StateStoreError) -> Result<Response, any Error> {
+        guard provider.world.isShared else { return try await provider.perform(work) { () async throws -> Response in try await body(request) } }
         var request = request
-        var delay: DeferredDelay?
-        if world.isShared {
-            // The body is read first, and a fault's delay slept after the hold, so that neither a client that
-            // sends slowly nor a slow endpoint holds the world (and every other server sharing it).
-            do { _ = try await request.collectBody(upTo: maxBodySize) } catch { return .failure(error) }
-            delay = DeferredDelay()
+        do { _ = try await request.collectBody(upTo: maxBodySize) } catch {
+            let unread = error
+            return try await provider.perform(work) { () async throws -> Response in throw unread }
         }
-        let ticket = try await world.beginRequest()
-        defer { world.requestEnded(ticket) }
-        let outcome: Result<Response, any Error>
-        do {
-            if let delay {
-                outcome = .success(try await DeferredDelay.$current.withValue(delay) { [request] in try await body(request) })
-            } else {
-                outcome = .success(try await body(request))
-            }
-        } catch {
-            outcome = .failure(error)
+        let delay = DeferredDelay()
+        let outcome = try await provider.perform(work) { [request] () async throws -> Response in
+            try await DeferredDelay.$current.withValue(delay) { try await body(request) }
         }
-        try await world.waitUntilSaved(ticket)
-        if let wait = delay?.duration, wait > .zero { try? await Task.sleep(for: wait) }
+        if delay.duration > .zero { try? await Task.sleep(for: delay.duration) }
         return outcome
     }
 }

@@ -31,7 +31,7 @@ final class TenantJobs: Service {
             for await (provider, stop) in starts.cancelOnGracefulShutdown() {
                 group.addTask {
                     await withTaskGroup(of: Void.self) { jobs in
-                        jobs.addTask { await ClockDriver(world: provider.world).run() }
+                        jobs.addTask { await ClockDriver(provider: provider).run() }
                         jobs.addTask { await NotificationSender(provider: provider, logger: logger).run() }
                         jobs.addTask { await stop.wait() }
                         await jobs.next()

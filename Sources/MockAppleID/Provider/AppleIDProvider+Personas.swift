@@ -1,7 +1,7 @@
 import Foundation
 
-/// Control and inspection: the operations behind the admin API, the CLI, timelines and the
-/// embedding library. Each change is one world transition with its events.
+/// Personas, their Apple Accounts and their consents, and headless sign-in: what the admin API, the CLI,
+/// timelines and the embedding library call. Each change is one world transition with its events.
 extension AppleIDProvider {
     /// Every persona, in scenario order (created ones last), deleted accounts included.
     public func personas() -> [Persona] { world.read { $0.personas } }
@@ -65,36 +65,5 @@ extension AppleIDProvider {
         world.read { state in
             state.directory.group(named: clientID).map { state.subject(personaID: personaID, teamID: $0.teamID) }
         }
-    }
-
-    // MARK: Clock
-
-    /// Sets the clock (and whether it stands still); scheduled work that comes due fires in order.
-    public func setClock(to date: Date, frozen: Bool) throws(TimeRange.Failure) {
-        try clock.set(to: date, frozen: frozen)
-        logClock()
-    }
-
-    /// Moves the clock; scheduled work that comes due fires in order.
-    public func advanceClock(by seconds: TimeInterval) throws(TimeRange.Failure) {
-        try clock.advance(by: seconds)
-        logClock()
-    }
-
-    private func logClock() {
-        let now = clock.now
-        world.transition(at: now) { _, events in events.append(.clockChanged(now: now, frozen: clock.isFrozen)) }
-    }
-
-    // MARK: Snapshots
-
-    /// The whole world and the clock, `Codable`.
-    public func snapshot() -> WorldSnapshot { world.snapshot() }
-
-    /// Replaces the world and the clock's mode with `snapshot`'s.
-    public func restore(_ snapshot: WorldSnapshot) {
-        world.restore(snapshot)
-        timeline.saveProgress()
-        resumeNotifications()
     }
 }
