@@ -14,7 +14,7 @@ import Synchronization
 /// notifications is decided by a session-scoped advisory lock on a second connection, which PostgreSQL
 /// releases when that server's connection ends (it died), so another takes over; that connection
 /// listens for the `NOTIFY` a write of deliveries or of the clock sends at its commit.
-public final class PostgresWorldStore: SharedWorldStore {
+public final class PostgresWorldStore: SharedWorldStore, NotificationLease {
     public var name: String { tenant.isEmpty ? connector.address.name : "\(connector.address.name) (tenant \(tenant))" }
     /// The world's name in the tables ("" for the server's own world).
     let tenant: String

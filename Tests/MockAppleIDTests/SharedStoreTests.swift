@@ -11,7 +11,7 @@ import Testing
 struct SharedStoreTests {
     /// Rows with the version that wrote them (a removed row keeps its version, without a value), and
     /// one lock that holds are taken under, as the PostgreSQL store's advisory lock.
-    final class VersionedStore: SharedWorldStore {
+    final class VersionedStore: SharedWorldStore, NotificationLease {
         struct Contents {
             var scenario: String?
             var rows: [String: (change: WorldRowChange, version: Int64)] = [:]

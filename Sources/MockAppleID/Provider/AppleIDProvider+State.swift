@@ -32,7 +32,7 @@ extension AppleIDProvider {
     /// loaded timeline's progress stays with this server. Call it once, before serving requests.
     /// Returns whether the store held a world.
     @discardableResult
-    public func shareState(in store: any SharedWorldStore) async throws(StateStoreError) -> Bool {
+    public func shareState(in store: any SharedWorldStore & NotificationLease) async throws(StateStoreError) -> Bool {
         try await world.attach(shared: store, scenario: scenario.name)
     }
 

@@ -18,6 +18,24 @@ public protocol SharedWorldStore: Sendable {
     /// the world's version after the write. On failure nothing is written and the world is given back.
     func release(writing changes: [WorldRowChange], replacingAll: Bool) async throws(StateStoreError) -> Int64
 
+    /// Why a hold would be refused now without asking the database (it could not be reached a moment ago and
+    /// is being tried again); nil when a hold may be tried. Requests are then refused at once rather than
+    /// waiting behind the attempt.
+    var unavailable: StateStoreError? { get }
+}
+
+extension SharedWorldStore {
+    /// A store that is not known to be down.
+    public var unavailable: StateStoreError? { nil }
+}
+
+/// The lease on sending a shared world's notifications: of the servers sharing a store, one sends them, so that
+/// each event is delivered once. A store several servers share grants it (``AppleIDProvider/shareState(in:)`` takes a
+/// store that is both), and only the notification sender asks for it.
+public protocol NotificationLease: Sendable {
+    /// What to call the store in messages (its address, without the password).
+    var name: String { get }
+
     /// Returns once this server is the one, of those sharing the store, that sends the world's
     /// notifications (at once when no other is; when the one that is dies, the next takes over), or
     /// when the task is cancelled.
@@ -26,21 +44,13 @@ public protocol SharedWorldStore: Sendable {
     /// Whether this server still sends the notifications (it stops when it loses the store).
     func stillLeading() async -> Bool
 
-    /// Why a hold would be refused now without asking the database (it could not be reached a moment ago and
-    /// is being tried again); nil when a hold may be tried. Requests are then refused at once rather than
-    /// waiting behind the attempt.
-    var unavailable: StateStoreError? { get }
-
     /// While this server leads: calls `wake` once it watches, then whenever a server sharing the store
     /// writes rows that may give the sender work (``WorldRowChange/wakesNotificationSender``). Returns
     /// when this server no longer leads (its connection ended), or when the task is cancelled.
     func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async
 }
 
-extension SharedWorldStore {
-    /// A store that is not known to be down.
-    public var unavailable: StateStoreError? { nil }
-
+extension NotificationLease {
     /// A store that cannot announce writes: wakes the sender four times a second while the task runs.
     public func watchSenderWork(_ wake: @escaping @Sendable () -> Void) async {
         await repeatUntilCancelled(pausing: .milliseconds(250)) { wake() }

@@ -42,11 +42,11 @@ extension World {
     /// Keeps the world in `store`, shared with every server that uses it, from now on: holds it once
     /// to take the world the store holds (state and clock) or, when it holds none, to fill it with
     /// this one. Call it before serving. Returns whether the store held a world.
-    func attach(shared store: any SharedWorldStore, scenario: String) async throws(StateStoreError) -> Bool {
+    func attach(shared store: any SharedWorldStore & NotificationLease, scenario: String) async throws(StateStoreError) -> Bool {
         let access = SharedWorldAccess(store: store, scenario: scenario)
         shared.store(true, ordering: .relaxed)
         keptInStore.store(true, ordering: .relaxed)
-        let keeper = SharedKeeper(access: access) { [unowned self] changes throws(StateStoreError) in
+        let keeper = SharedKeeper(access: access, notificationLease: store) { [unowned self] changes throws(StateStoreError) in
             try catchUp(changes, storeName: store.name)
         }
         guarded.withLock { guarded in
@@ -97,8 +97,8 @@ extension World {
         }
     }
 
-    /// The store this world is shared through with other servers, if it is.
-    public var sharedStore: (any SharedWorldStore)? { guarded.withLock { $0.keeper.sharedStore } }
+    /// The lease on sending notifications of the store this world is shared through with other servers, if it is.
+    public var notificationLease: (any NotificationLease)? { guarded.withLock { $0.keeper.notificationLease } }
 
     /// Requests waiting for the next hold of a shared world (for diagnostics and tests).
     var sharedWaiting: Int { guarded.withLock { ($0.keeper as? SharedKeeper)?.access.waitingCount ?? 0 } }

@@ -8,8 +8,8 @@ import Foundation
 protocol WorldKeeper: Sendable {
     /// Whether the world must work out the rows each transition changed (none does without a store).
     var keepsChanges: Bool { get }
-    /// The store, when several servers share it.
-    var sharedStore: (any SharedWorldStore)? { get }
+    /// The lease on sending notifications the shared store grants, when several servers share it.
+    var notificationLease: (any NotificationLease)? { get }
 
     /// Takes the rows a transition changed (`replacingAll`: the whole state, replacing what is kept).
     /// Called under the world's lock, so it never blocks. Returns true when the rows wait for a hold
@@ -41,7 +41,7 @@ struct SaveTicket: Sendable {
 /// A world kept in memory only: nothing to save, nothing to wait for.
 struct MemoryKeeper: WorldKeeper {
     var keepsChanges: Bool { false }
-    var sharedStore: (any SharedWorldStore)? { nil }
+    var notificationLease: (any NotificationLease)? { nil }
     func keep(_ rows: [PendingRow], replacingAll: Bool) -> Bool { false }
     func beginRequest() -> SaveTicket { SaveTicket(keeper: self, member: nil) }
     func waitUntilSaved(_ ticket: SaveTicket) {}
@@ -57,7 +57,7 @@ struct FileKeeper: WorldKeeper {
     let writer: StateWriter
 
     var keepsChanges: Bool { true }
-    var sharedStore: (any SharedWorldStore)? { nil }
+    var notificationLease: (any NotificationLease)? { nil }
 
     func keep(_ rows: [PendingRow], replacingAll: Bool) -> Bool {
         writer.enqueue(rows, replacingAll: replacingAll)
@@ -81,11 +81,11 @@ struct FileKeeper: WorldKeeper {
 /// has written its changes.
 struct SharedKeeper: WorldKeeper {
     let access: SharedWorldAccess
+    let notificationLease: (any NotificationLease)?
     /// Applies what the store returned when a hold opens (the world's catch-up).
     let catchUp: @Sendable (SharedChanges) throws(StateStoreError) -> Void
 
     var keepsChanges: Bool { true }
-    var sharedStore: (any SharedWorldStore)? { access.store }
 
     func keep(_ rows: [PendingRow], replacingAll: Bool) -> Bool {
         guard !rows.isEmpty || replacingAll else { return false }

@@ -32,8 +32,8 @@ struct NotificationSender: Service {
         let http = OnDemandHTTPClient(configuration: configuration)
         let wakeUp = provider.world.notificationsQueued
         await withGracefulShutdownHandler {
-            if let store = provider.world.sharedStore {
-                await sendWhileLeading(store, with: http)
+            if let lease = provider.world.notificationLease {
+                await sendWhileLeading(lease, with: http)
             } else {
                 await send(with: http)
             }
@@ -59,7 +59,7 @@ struct NotificationSender: Service {
     /// Waits to lead, then sends what is due (what the last leader was sending first) until it no longer
     /// leads. Besides this server's own changes, the store wakes it when another server writes deliveries
     /// or the clock; a look that could not hold the world is tried again after ``sharedRetryInterval``.
-    private func sendWhileLeading(_ store: any SharedWorldStore, with http: OnDemandHTTPClient) async {
+    private func sendWhileLeading(_ store: any NotificationLease, with http: OnDemandHTTPClient) async {
         let wakeUp = provider.world.notificationsQueued
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
