@@ -203,6 +203,10 @@ let package = Package(
                            .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
         .testTarget(
+            name: "MockAppleIDStorageTests",
+            dependencies: ["MockAppleID", "MockAppleIDStorage", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
+        .testTarget(
             name: "MockAppleIDServerTests",
             dependencies: [
                 "MockAppleID",
