@@ -26,13 +26,9 @@ public final class TenantRegistry: Sendable {
     /// The path prefix tenants answer under.
     static let pathPrefix = "/t/"
 
-    private let tenants = Mutex<[String: Tenant]>([:])
-    /// Names being made or removed, so that two requests cannot race for one name, with the requests
-    /// waiting for that to end (``settled(_:)``).
-    private let busyNames = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
-    /// Names a request asked for that the shared store did not hold, and when.
-    private let misses = Mutex<[String: ContinuousClock.Instant]>([:])
-    private static let missesKept = 1_000
+    /// The tenants served and the names being made or removed (so that two requests cannot race for one name),
+    /// under one lock.
+    private let table = Mutex(TenantTable<Tenant>(capacity: TenantRegistry.capacity))
     /// Rung when the tenants another server changed should be read again: when the store announces a
     /// change, and when a tenant was made here, by the admin API or by a request for one another server
     /// made (another server's removal of it, announced while it was being made, may have been read
@@ -59,14 +55,14 @@ public final class TenantRegistry: Sendable {
 
     /// The tenants' names and providers, in name order.
     public var all: [(name: String, provider: AppleIDProvider)] {
-        tenants.withLock { $0.values.map { ($0.record.name, $0.provider) }.sorted { $0.name < $1.name } }
+        table.withLock { $0.entries.values.map { ($0.record.name, $0.provider) }.sorted { $0.name < $1.name } }
     }
 
     /// The provider of tenant `name`.
-    public func provider(_ name: String) -> AppleIDProvider? { tenants.withLock { $0[name]?.provider } }
+    public func provider(_ name: String) -> AppleIDProvider? { table.withLock { $0.entries[name]?.provider } }
 
     func responder(_ name: String, scheme: String) -> ServerResponder? {
-        tenants.withLock { $0[name]?.responders[scheme] }
+        table.withLock { $0.entries[name]?.responders[scheme] }
     }
 
     /// Makes tenant `record.name` from its scenario (the server's own when the record has no text),
@@ -103,7 +99,7 @@ public final class TenantRegistry: Sendable {
     public func remove(_ name: String) async throws(TenantError) -> Bool {
         try reserve(name, creating: false)
         defer { release(name) }
-        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else {
+        guard let tenant = table.withLock({ $0.remove(name) }) else {
             // With a shared store, another server may have made it and this one not served it yet.
             guard let store, await sharedRecord(named: name) != nil else { return false }
             do throws(StateStoreError) { try await store.removeTenant(named: name) } catch { throw .notSaved(error.message) }
@@ -181,7 +177,7 @@ public final class TenantRegistry: Sendable {
             return false
         }
         // A tenant removed and made again (perhaps from another scenario) is served afresh.
-        let remade = records.filter { record in tenants.withLock { $0[record.name].map { $0.record != record } ?? false } }
+        let remade = records.filter { record in table.withLock { $0.entries[record.name].map { $0.record != record } ?? false } }
         for record in remade { await drop(record.name, from: store) }
         // A shutdown under way ends the catch-up: each tenant made now would only fail, and say so in the log.
         for record in records where provider(record.name) == nil && !Task.isCancelled { await join(record, from: store) }
@@ -196,17 +192,14 @@ public final class TenantRegistry: Sendable {
         guard let store, store.isShared, (try? Self.check(name: name)) != nil else { return false }
         // A name the store did not hold is not looked up again for a while: requests for unknown names
         // cost the database one read per name and interval.
-        if let missed = misses.withLock({ $0[name] }), missed.duration(to: .now) < Self.followInterval { return false }
+        if table.withLock({ $0.missedRecently(name, now: .now, within: Self.followInterval) }) { return false }
         // Following the store, this server may be making or dropping the tenant meanwhile: once that is
         // done, it looks again (a tenant removed and made again elsewhere is dropped, then made).
         for _ in 0..<3 {
             await settled(name)
             if provider(name) != nil { return true }
             guard let record = await sharedRecord(named: name) else {
-                misses.withLock { misses in
-                    if misses.count >= Self.missesKept { misses.removeAll() }
-                    misses[name] = .now
-                }
+                table.withLock { $0.recordMiss(name, at: .now) }
                 return false
             }
             switch await join(record, from: store) {
@@ -252,7 +245,7 @@ public final class TenantRegistry: Sendable {
     private func drop(_ name: String, from store: any TenantStore) async {
         guard (try? reserve(name, creating: false)) != nil else { return }
         defer { release(name) }
-        guard let tenant = tenants.withLock({ $0.removeValue(forKey: name) }) else { return }
+        guard let tenant = table.withLock({ $0.remove(name) }) else { return }
         tenant.stopJobs.ring()
         try? await tenant.provider.stopKeepingState()
         await store.forget(name)
@@ -260,10 +253,7 @@ public final class TenantRegistry: Sendable {
 
     /// Stops every tenant's services and saves what is pending (the store stays as it is).
     func shutdown() async {
-        let stopping = tenants.withLock { tenants in
-            defer { tenants.removeAll() }
-            return Array(tenants.values)
-        }
+        let stopping = table.withLock { $0.removeAll() }
         for tenant in stopping {
             tenant.stopJobs.ring()
             do throws(StateStoreError) { try await tenant.provider.stopKeepingState() } catch {
@@ -298,36 +288,22 @@ public final class TenantRegistry: Sendable {
                                        listeners: listeners)
         let responders = Dictionary(uniqueKeysWithValues: ["http", "https"].map { ($0, server.makeRouter(scheme: $0).buildResponder()) })
         let stopJobs = jobs.start(provider)
-        tenants.withLock { $0[record.name] = Tenant(provider: provider, record: record, responders: responders, stopJobs: stopJobs) }
+        table.withLock { $0.insert(Tenant(provider: provider, record: record, responders: responders, stopJobs: stopJobs), named: record.name) }
     }
 
     private func reserve(_ name: String, creating: Bool) throws(TenantError) {
-        try busyNames.withLock { (busy: inout [String: [CheckedContinuation<Void, Never>]]) throws(TenantError) in
-            guard busy[name] == nil else { throw .busy(name) }
-            if creating {
-                let (exists, count) = tenants.withLock { ($0[name] != nil, $0.count) }
-                guard !exists else { throw .exists(name) }
-                guard count + busy.count < Self.capacity else { throw .full(Self.capacity) }
-            }
-            busy[name] = []
-        }
+        try table.withLock { (table: inout TenantTable<Tenant>) throws(TenantError) in try table.reserve(name, creating: creating) }
     }
 
     private func release(_ name: String) {
-        let waiting = busyNames.withLock { $0.removeValue(forKey: name) } ?? []
-        for waiter in waiting { waiter.resume() }
+        for waiter in table.withLock({ $0.release(name) }) { waiter.resume() }
     }
 
     /// Returns once tenant `name` is not being made or removed here (a request cancelled meanwhile waits
     /// too: making or removing a tenant is bounded by the store's step deadline).
     private func settled(_ name: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waits = busyNames.withLock { busy in
-                guard busy[name] != nil else { return false }
-                busy[name, default: []].append(continuation)
-                return true
-            }
-            if !waits { continuation.resume() }
+            if !table.withLock({ $0.wait(for: name, continuation) }) { continuation.resume() }
         }
     }
 
