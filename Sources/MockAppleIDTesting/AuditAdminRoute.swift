@@ -54,7 +54,7 @@ public enum AuditAdminRoute {
         do throws(AuditFailure) {
             var configuration = try AuditRequest(json: request.body).configuration()
             configuration.targets = targets
-            configuration.localCertificateAuthority = try keptCertificate(of: request.configuration.https)
+            configuration.localCertificateAuthority = keptCertificate(of: request.configuration.https)
             try Audit.check(configuration, apple: apple)
             return (configuration, apple)
         } catch {
@@ -62,12 +62,11 @@ public enum AuditAdminRoute {
         }
     }
 
-    /// The certificate of the local CA the server's HTTPS listener uses, when it keeps one in a folder.
-    private static func keptCertificate(of https: HTTPSConfiguration?) throws(AuditFailure) -> String? {
+    /// The certificate of the local CA the server's HTTPS listener uses, when it keeps one in a folder that holds
+    /// such a CA (one that is not is not trusted: an RP with a certificate of its own is then told to give `ca`).
+    private static func keptCertificate(of https: HTTPSConfiguration?) -> String? {
         guard case let .localCA(directory)? = https?.identity else { return nil }
-        do { return try LocalCertificateAuthorityFiles.keptCertificate(in: directory) } catch {
-            throw AuditFailure("the local certificate authority cannot be read: \(error)")
-        }
+        return try? LocalCertificateAuthorityFiles.keptCertificate(in: directory)
     }
 
     private static func line(_ name: String, _ value: JSONValue) -> JSONValue { .object([(name, value)]) }

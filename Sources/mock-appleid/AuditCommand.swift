@@ -64,12 +64,8 @@ struct AuditCommand: AsyncParsableCommand {
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
                                    nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications,
                                    ca: ca.map { readBounded($0, what: "--ca", limit: AuditRequest.caLimit) })
-        var configuration: AuditConfiguration
+        let configuration: AuditConfiguration
         do { configuration = try request.configuration() } catch { fail(error.description) }
-        // The local CA of `tls issue`, when this machine has one (a running server adds its own).
-        do { configuration.localCertificateAuthority = try LocalCertificateAuthorityFiles.keptCertificate(in: TLSOptions.defaultDirectory) } catch {
-            fail("the local certificate authority cannot be read: \(error)")
-        }
         // A line per case, terminal or not: a CI log is never silent for long.
         let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line.terminalSafe + "\n").utf8)) }
         let outcome: Result<AuditReport, AuditFailure>
@@ -114,6 +110,12 @@ struct AuditCommand: AsyncParsableCommand {
 
     /// The audit against a server of its own, started on the scenario, host and port given.
     private func audit(_ configuration: AuditConfiguration, progress: @escaping @Sendable (String) -> Void) async throws -> Result<AuditReport, AuditFailure> {
+        var trusting = configuration
+        // The local CA of `tls issue`, when this machine has one (through a running server, the server adds its own).
+        do { trusting.localCertificateAuthority = try LocalCertificateAuthorityFiles.keptCertificate(in: TLSOptions.defaultDirectory) } catch {
+            progress("note: \(error)")
+        }
+        let configuration = trusting
         let (host, port) = (host ?? "127.0.0.1", port ?? 8080)
         let loaded: Scenario
         do { loaded = try scenario.load() } catch { fail("\(error)") }

@@ -95,6 +95,12 @@ def test_a_relying_party_with_a_certificate_from_the_local_ca_is_audited_without
             scenario = write_scenario(name, origin)
             monkeypatch.setenv("MOCK_APPLEID_TLS_DIR", str(folder / "elsewhere"))
             untrusted = audit(origin, scenario, port, *cases)
+            # Another CA put where the local one is kept is not trusted: it could vouch for any name.
+            foreign = folder / "foreign"
+            foreign.mkdir()
+            certificate_authority(foreign)  # writes foreign/ca.pem, a CA with no name constraints
+            monkeypatch.setenv("MOCK_APPLEID_TLS_DIR", str(foreign))
+            not_ours = audit(origin, scenario, port, *cases)
             monkeypatch.setenv("MOCK_APPLEID_TLS_DIR", str(folder / "ca"))
             trusted = audit(origin, scenario, port, *cases)
             monkeypatch.delenv("MOCK_APPLEID_TLS_DIR")
@@ -105,6 +111,7 @@ def test_a_relying_party_with_a_certificate_from_the_local_ca_is_audited_without
     assert under.returncode == 0 and "issued a certificate for rp.localhost" in under.stdout, under.stderr
     assert issued.returncode == 0 and "issued a certificate for localhost" in issued.stdout, issued.stderr
     assert untrusted.returncode == 2 and "its certificate is not one the audit trusts" in untrusted.stderr, untrusted.stderr
+    assert not_ours.returncode == 2 and "is not a mock-appleid local certificate authority" in not_ours.stderr, not_ours.stderr
     for result in (trusted, through_server):
         assert result.returncode == 0, result.stderr
         assert {case: verdict for case, (verdict, _) in verdicts(result).items()} == {"cookies.slow_person": "PASS", "callback.state_wrong": "PASS"}

@@ -97,6 +97,36 @@ struct HTTPSTests {
         let refused = #expect(throws: TLSSetupError.self) { try authority.issueCertificate(for: ["localhost", "rp.example.com"]) }
         #expect(refused?.description.hasSuffix("not rp.example.com") == true)
         #expect(throws: TLSSetupError.self) { try authority.issueCertificate(for: []) }
+        for malformed in ["*.localhost", "a..localhost", ".localhost", "a b.localhost", "-a.localhost"] {
+            #expect(throws: TLSSetupError.self, "\(malformed)") { try authority.issueCertificate(for: [malformed]) }
+        }
+        #expect(throws: TLSSetupError.self) { try issued.write(chainTo: "/tmp/same.pem", keyTo: "/tmp/./same.pem") }
+    }
+
+    @Test("the audit trusts a kept CA only when it is one name-constrained CA certificate of Apple's hosts and localhost")
+    func keptCertificateIsChecked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kept-ca-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try LocalCertificateAuthorityFiles.keptCertificate(in: directory) == nil)
+        let path = directory + "/ca.pem"
+        let authority = try LocalCertificateAuthority.temporary()
+        try authority.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try LocalCertificateAuthorityFiles.keptCertificate(in: directory) == authority.certificatePEM)
+        // A CA with no name constraints, a leaf, and a bundle of two are refused.
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("another CA") }
+        let unconstrained = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: Date().addingTimeInterval(-60),
+            notValidAfter: Date().addingTimeInterval(86_400), issuer: name, subject: name,
+            extensions: try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0)) },
+            issuerPrivateKey: .init(key))
+        let leaf = try authority.issueCertificate(for: ["localhost"])
+        for refused in [try unconstrained.serializeAsPEM().pemString, try leaf.leaf.serializeAsPEM().pemString, try leaf.chainPEM] {
+            try refused.write(toFile: path, atomically: true, encoding: .utf8)
+            let error = #expect(throws: TLSSetupError.self) { try LocalCertificateAuthorityFiles.keptCertificate(in: directory) }
+            #expect(error?.description.hasSuffix("it is not trusted") == true)
+        }
     }
 
     @Test("the embedding library serves HTTPS with a temporary CA; a client trusting it gets https:// endpoints, others are refused")

@@ -49,4 +49,22 @@ struct PerformTests {
         let entries = provider.journal.entries().dropFirst(before).map(\.record)
         #expect(entries.count == 1 && entries.first?.endpoint == "/auth/token" && entries.first?.status == 400)
     }
+
+    @Test("afterSaved runs before the entry is written; refuse journals work that failed before it ran; a Work used twice makes two entries")
+    func afterSavedAndRefused() async throws {
+        let provider = try Fixtures.provider()
+        let before = provider.journal.entries().count
+        let work = Self.apple(.token)
+        var counted = -1
+        _ = try await provider.perform(work, afterSaved: { counted = provider.journal.entries().count }) { () async throws -> Void in
+            provider.noteRequest(clientID: "first.client")
+        }
+        #expect(counted == before)
+        _ = try await provider.perform(work) { () async throws -> Void in }
+        provider.refuse(work, with: Broken())
+        provider.refuse(.request, with: Broken())
+        let entries = provider.journal.entries().dropFirst(before).map(\.record)
+        #expect(entries.map(\.status) == [200, 200, 502])
+        #expect(entries.map(\.clientID) == ["first.client", nil, nil])
+    }
 }

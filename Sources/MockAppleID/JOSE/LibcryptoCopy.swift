@@ -41,7 +41,8 @@ final class LibcryptoCopy: Sendable {
             guard let wanted else { return }
             DispatchQueue.global().async {
                 _ = LibcryptoCopy.sayWhatWasFound
-                let made = LibcryptoCopy.make(of: wanted.key)
+                // Once swift-crypto timed faster, no key is given to libcrypto.
+                let made = RSASigning.measured?.faster == .swiftCrypto ? nil : LibcryptoCopy.make(of: wanted.key)
                 let copy = made.flatMap { RSASigning.automaticKeeps($0, of: wanted.key) ? $0 : nil }
                 if made == nil, let library = Libcrypto.shared {
                     Logger(label: "mock-appleid").warning(
@@ -83,6 +84,7 @@ final class LibcryptoCopy: Sendable {
     /// A copy made before this returns; `nil` when libcrypto is missing or cannot use `key`, or (`keepingTheFaster`)
     /// when swift-crypto signs faster on this machine.
     init?(of key: _RSA.Signing.PrivateKey, keepingTheFaster: Bool) {
+        if keepingTheFaster, RSASigning.measured?.faster == .swiftCrypto { return nil }
         guard let copy = Self.make(of: key), !keepingTheFaster || RSASigning.automaticKeeps(copy, of: key) else { return nil }
         outcome = Outcome(.made(copy))
     }

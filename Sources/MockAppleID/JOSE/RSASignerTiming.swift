@@ -58,8 +58,8 @@ public struct RSASignerTiming: Sendable, Equatable, CustomStringConvertible {
 extension RSASigning {
     private static let timing = Mutex<RSASignerTiming?>(nil)
 
-    /// What the automatic choice measured, once an RSA key was given to libcrypto under it; nil before (and when a
-    /// library was named, or libcrypto could not be loaded).
+    /// What the automatic choice measured, once an RSA key was given to libcrypto under it; nil before (and when it
+    /// never was: a library named before any key was read, or libcrypto could not be loaded).
     public static var measured: RSASignerTiming? { timing.withLock { $0 } }
 
     /// Whether the automatic choice keeps libcrypto's `copy` of `key`: the process's timing, measured with this key

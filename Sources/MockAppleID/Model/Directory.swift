@@ -17,10 +17,10 @@ public struct Directory: Sendable {
     /// The client registered under `id`, matched byte for byte as Apple matches it.
     public func client(_ id: String) -> Client? { clientsByID[exactly: id] }
 
-    /// The app group `app` names: a client id's group (a primary App ID is a bundle ID of its own group), matched byte
-    /// for byte. The one rule for everything that takes an app (notifications, relay forwarding, transfers, consents,
-    /// the audit).
-    public func group(named app: String) -> AppGroup? { client(app).flatMap { groups[$0.groupID] } }
+    /// The app group `app` names: a client id's group, or the group of that primary App ID (one of its own bundle IDs
+    /// as a scenario makes it, though a group read back from JSON may not list it), matched byte for byte. The one
+    /// rule for everything that takes an app (notifications, relay forwarding, transfers, consents, the audit).
+    public func group(named app: String) -> AppGroup? { client(app).flatMap { groups[$0.groupID] } ?? groups[exactly: app] }
 
     /// The primary App ID of the app group `app` names (``group(named:)``); an unknown app is refused.
     func groupID(of app: String) throws(NotificationError) -> String {

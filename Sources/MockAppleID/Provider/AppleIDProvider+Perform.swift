@@ -3,8 +3,8 @@ import Foundation
 /// What a piece of work done through ``AppleIDProvider/perform(_:_:)`` is: a request, which answers only once its
 /// changes are saved, and for one of Apple's endpoints is journaled when it ends.
 public struct Work: Sendable {
-    /// The journal entry of a request to one of Apple's endpoints, kept until the request ends.
-    let draft: RequestDraft?
+    /// The Apple endpoint and the request's origin, for a journaled request.
+    let journaled: (endpoint: AppleEndpoint, origin: RequestOrigin)?
     /// The status and reason of a failure that is neither Apple's error nor a store that failed.
     let failure: @Sendable (any Error) -> (status: Int, reason: String)
 
@@ -14,11 +14,14 @@ public struct Work: Sendable {
     /// when the work failed otherwise (a fault, say).
     public static func appleRequest(_ endpoint: AppleEndpoint, origin: RequestOrigin,
                                     failure: @escaping @Sendable (any Error) -> (status: Int, reason: String)) -> Work {
-        Work(draft: RequestDraft(endpoint: endpoint, origin: origin), failure: failure)
+        Work(journaled: (endpoint, origin), failure: failure)
     }
 
     /// A request that is not journaled: an admin write, a message the SMTP relay takes.
-    public static let request = Work(draft: nil, failure: { error in (500, "\(error)") })
+    public static let request = Work(journaled: nil, failure: { error in (500, "\(error)") })
+
+    /// A new journal entry for one request of this work, or nil.
+    fileprivate func draft() -> RequestDraft? { journaled.map { RequestDraft(endpoint: $0.endpoint, origin: $0.origin) } }
 }
 
 extension AppleIDProvider {
@@ -26,21 +29,34 @@ extension AppleIDProvider {
     /// store, the request answers only once its changes are saved (`serve --state`: a code issued, a token minted
     /// or an admin write acknowledged outlives the process); with a store several servers share, it runs while this
     /// server holds the world, caught up on what the others wrote. Without a store this costs one atomic read.
-    /// Returns `body`'s outcome; throws when the changes cannot be saved (a journaled request's entry says so, 503).
-    public func perform<T, E: Error>(_ work: Work, _ body: () async throws(E) -> T) async throws(StateStoreError) -> Result<T, E> {
+    /// `afterSaved` runs once the changes are saved, before the entry is written (a fault's delay, slept after a
+    /// shared world is let go). Returns `body`'s outcome; throws when the changes cannot be saved (a journaled
+    /// request's entry says so, 503). Work done so does not call `perform` or ``performSideJob(_:)`` again: with a
+    /// shared world it would wait for its own hold.
+    public func perform<T, E: Error>(_ work: Work, afterSaved: () async -> Void = {},
+                                     _ body: () async throws(E) -> T) async throws(StateStoreError) -> Result<T, E> {
+        let draft = work.draft()
         let outcome: Result<T, E>
         do throws(StateStoreError) {
             outcome = try await saved {
-                await RequestDraft.$current.withValue(work.draft) {
+                await RequestDraft.$current.withValue(draft) {
                     do throws(E) { return .success(try await body()) } catch { return .failure(error) }
                 }
             }
         } catch {
-            if let draft = work.draft { journal(draft, .failed(status: 503, reason: "answered 503: the world's store cannot be used: \(error.message)")) }
+            if let draft { journal(draft, .failed(status: 503, reason: "answered 503: the world's store cannot be used: \(error.message)")) }
             throw error
         }
-        if let draft = work.draft { journal(draft, Self.ending(of: outcome, failure: work.failure)) }
+        await afterSaved()
+        if let draft { journal(draft, Self.ending(of: outcome, failure: work.failure)) }
         return outcome
+    }
+
+    /// Journals `work` (when it is journaled) as having failed with `error` before it could be done, such as a body
+    /// that could not be read: nothing was changed, so nothing is saved or held.
+    public func refuse(_ work: Work, with error: any Error) {
+        guard let draft = work.draft() else { return }
+        journal(draft, Self.ending(of: Result<Void, any Error>.failure(error), failure: work.failure))
     }
 
     /// Does a side job's `body` (the notification sender's, the clock driver's, the relay forwarder's): when the world

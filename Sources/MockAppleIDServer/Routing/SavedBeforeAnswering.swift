@@ -18,15 +18,14 @@ struct SavedBeforeAnswering: Sendable {
         guard provider.world.isShared else { return try await provider.perform(work) { () async throws -> Response in try await body(request) } }
         var request = request
         do { _ = try await request.collectBody(upTo: maxBodySize) } catch {
-            let unread = error
-            return try await provider.perform(work) { () async throws -> Response in throw unread }
+            provider.refuse(work, with: error)
+            return .failure(error)
         }
         let delay = DeferredDelay()
-        let outcome = try await provider.perform(work) { [request] () async throws -> Response in
+        let sleep = { if delay.duration > .zero { try? await Task.sleep(for: delay.duration) } }
+        return try await provider.perform(work, afterSaved: sleep) { [request] () async throws -> Response in
             try await DeferredDelay.$current.withValue(delay) { try await body(request) }
         }
-        if delay.duration > .zero { try? await Task.sleep(for: delay.duration) }
-        return outcome
     }
 }
 

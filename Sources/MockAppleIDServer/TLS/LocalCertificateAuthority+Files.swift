@@ -147,17 +147,38 @@ extension LocalCertificateAuthority {
 }
 
 extension LocalCertificateAuthorityFiles {
-    /// The certificate (PEM) of the CA kept in `directory`, or nil when the folder holds none; nothing is made.
+    /// The certificate (PEM) of the CA kept in `directory`, or nil when the folder holds none; nothing is made. A
+    /// file that is not such a CA (one self-signed certificate of a CA whose name constraints allow no more than
+    /// ``AppleHostNames``) is refused, so that trusting it can never trust more.
     public static func keptCertificate(in directory: String) throws -> String? {
         let path = LocalCertificateAuthorityFiles(directory: directory, systemRoots: nil).certificate
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try LocalCertificateAuthority.readText(path)
+        let text = try LocalCertificateAuthority.readText(path)
+        let permitted: [String]
+        do {
+            let certificate = try Certificate(pemEncoded: text)
+            guard text.components(separatedBy: "BEGIN CERTIFICATE").count == 2, certificate.issuer == certificate.subject,
+                  case .isCertificateAuthority? = try certificate.extensions.basicConstraints,
+                  let constraints = try certificate.extensions.nameConstraints
+            else { throw TLSSetupError("not one name-constrained CA certificate") }
+            permitted = Array(constraints.permittedDNSDomains)
+        } catch {
+            throw TLSSetupError("\(path) is not a mock-appleid local certificate authority (\(error)); it is not trusted")
+        }
+        guard permitted.sorted() == AppleHostNames.dnsNames.sorted() else {
+            throw TLSSetupError("\(path) may vouch for \(permitted.joined(separator: ", ")), not only for "
+                                + "\(AppleHostNames.dnsNames.joined(separator: ", ")); it is not trusted")
+        }
+        return text
     }
 }
 
 extension ServerCertificate {
     /// Writes the chain (PEM, mode 0644) to `chainPath` and the key (PEM, mode 0600) to `keyPath`, each whole or not at all.
     public func write(chainTo chainPath: String, keyTo keyPath: String) throws {
+        guard URL(fileURLWithPath: chainPath).standardizedFileURL != URL(fileURLWithPath: keyPath).standardizedFileURL else {
+            throw TLSSetupError("the certificate and its key need two files, not \(chainPath) for both")
+        }
         try LocalCertificateAuthority.writeFile(keyPath, privateKeyPEM, mode: 0o600)
         try LocalCertificateAuthority.writeFile(chainPath, try chainPEM, mode: 0o644)
     }

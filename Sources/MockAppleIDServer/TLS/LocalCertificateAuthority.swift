@@ -70,12 +70,24 @@ public struct LocalCertificateAuthority: Sendable {
     public func issueCertificate(for names: [String], now: Date = Date()) throws -> ServerCertificate {
         let names = names.map { $0.lowercased() }
         guard let first = names.first else { throw TLSSetupError("name at least one host the certificate is for") }
+        if let malformed = names.first(where: { !Self.isHostName($0) }) {
+            throw TLSSetupError("\(malformed) is not a host name (labels of letters, digits and -, dot-separated)")
+        }
         let permitted = { (name: String) in AppleHostNames.dnsNames.contains { name == $0 || name.hasSuffix("." + $0) } }
         if let outside = names.first(where: { !permitted($0) }) {
             throw TLSSetupError("the local certificate authority may vouch only for \(AppleHostNames.dnsNames.joined(separator: ", ")) "
                                 + "and names under them (its name constraints), not \(outside)")
         }
         return try issueCertificate(for: names, commonName: first, now: now)
+    }
+
+    /// Whether `name` is dot-separated labels of 1 to 63 letters, digits and `-`, none starting or ending with `-`.
+    private static func isHostName(_ name: String) -> Bool {
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.utf8.count <= 253 && labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
+        }
     }
 
     private func issueCertificate(for names: [String], commonName: String, now: Date) throws -> ServerCertificate {
