@@ -63,8 +63,9 @@ extension RSASigning {
     public static var measured: RSASignerTiming? { timing.withLock { $0 } }
 
     /// Whether the automatic choice keeps libcrypto's `copy` of `key`: the process's timing, measured with this key
-    /// when it is the first (and said in the log), says libcrypto is the faster.
-    static func automaticKeeps(_ copy: LibcryptoRSAKey, of key: _RSA.Signing.PrivateKey) -> Bool {
+    /// when it is the first, says libcrypto is the faster. With `announcing` (a server's background choice, whose
+    /// banner could not say it), the timing is said in the log; an embedding program's choice is its own business.
+    static func automaticKeeps(_ copy: LibcryptoRSAKey, of key: _RSA.Signing.PrivateKey, announcing: Bool = false) -> Bool {
         if let known = measured { return known.faster == .libcrypto }
         let timed = RSASignerTiming.measure(libcrypto: copy, swiftCrypto: key)
         let (kept, first) = timing.withLock { stored -> (RSASignerTiming, Bool) in
@@ -72,7 +73,7 @@ extension RSASigning {
             stored = timed
             return (timed, true)
         }
-        if first { Logger(label: "mock-appleid").notice("RS256: \(kept)") }
+        if first, announcing { Logger(label: "mock-appleid").notice("RS256: \(kept)") }
         return kept.faster == .libcrypto
     }
 
