@@ -31,6 +31,7 @@ public enum AuditAdminRoute {
             let asked = configuration
             return AdminLineStream(shutdownLine: line("failure", .string("the server is shutting down; the audit stopped"))) { send in
                 defer { withExtendedLifetime(claim) {} }
+                do { _ = try keptCertificate(of: request.configuration.https) } catch { send(line("progress", .string("note: \(error)"))) }
                 do throws(AuditFailure) {
                     let report = try await Audit.run(asked, apple: audit.apple) { text in send(line("progress", .string(text))) }
                     send(line("report", (try? JSONEncoder().encode(report)).flatMap { JSONValue.parse($0) } ?? .null))
@@ -54,7 +55,7 @@ public enum AuditAdminRoute {
         do throws(AuditFailure) {
             var configuration = try AuditRequest(json: request.body).configuration()
             configuration.targets = targets
-            configuration.localCertificateAuthority = keptCertificate(of: request.configuration.https)
+            configuration.localCertificateAuthority = try? keptCertificate(of: request.configuration.https)
             try Audit.check(configuration, apple: apple)
             return (configuration, apple)
         } catch {
@@ -62,11 +63,11 @@ public enum AuditAdminRoute {
         }
     }
 
-    /// The certificate of the local CA the server's HTTPS listener uses, when it keeps one in a folder that holds
-    /// such a CA (one that is not is not trusted: an RP with a certificate of its own is then told to give `ca`).
-    private static func keptCertificate(of https: HTTPSConfiguration?) -> String? {
+    /// The certificate of the local CA the server's HTTPS listener uses, when it keeps one in a folder; a folder
+    /// holding another CA is refused (it is not trusted, and the audit's first progress line says why).
+    private static func keptCertificate(of https: HTTPSConfiguration?) throws -> String? {
         guard case let .localCA(directory)? = https?.identity else { return nil }
-        return try? LocalCertificateAuthorityFiles.keptCertificate(in: directory)
+        return try LocalCertificateAuthorityFiles.keptCertificate(in: directory)
     }
 
     private static func line(_ name: String, _ value: JSONValue) -> JSONValue { .object([(name, value)]) }

@@ -121,8 +121,18 @@ struct HTTPSTests {
             notValidAfter: Date().addingTimeInterval(86_400), issuer: name, subject: name,
             extensions: try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0)) },
             issuerPrivateKey: .init(key))
+        // The right names, but no constraint on addresses: it could vouch for any IP address.
+        let namesOnly = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: Date().addingTimeInterval(-60),
+            notValidAfter: Date().addingTimeInterval(86_400), issuer: name, subject: name,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(NameConstraints(permittedDNSDomains: AppleHostNames.dnsNames))
+            },
+            issuerPrivateKey: .init(key))
         let leaf = try authority.issueCertificate(for: ["localhost"])
-        for refused in [try unconstrained.serializeAsPEM().pemString, try leaf.leaf.serializeAsPEM().pemString, try leaf.chainPEM] {
+        for refused in [try unconstrained.serializeAsPEM().pemString, try namesOnly.serializeAsPEM().pemString,
+                        try leaf.leaf.serializeAsPEM().pemString, try leaf.chainPEM] {
             try refused.write(toFile: path, atomically: true, encoding: .utf8)
             let error = #expect(throws: TLSSetupError.self) { try LocalCertificateAuthorityFiles.keptCertificate(in: directory) }
             #expect(error?.description.hasSuffix("it is not trusted") == true)

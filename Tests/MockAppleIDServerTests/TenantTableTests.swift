@@ -25,7 +25,8 @@ struct TenantTableTests {
         #expect(table.removeAll() == [2] && table.entries.isEmpty)
     }
 
-    @Test("a request waiting for a name is woken when the name is released, and not made to wait for a free one")
+    @Test("a request waiting for a name is woken when the name is released, and not made to wait for a free one",
+          .timeLimit(.minutes(1)))
     func waiting() async {
         let table = Mutex(TenantTable<Int>(capacity: 10))
         await withCheckedContinuation { (free: CheckedContinuation<Void, Never>) in

@@ -41,10 +41,11 @@ final class LibcryptoCopy: Sendable {
             guard let wanted else { return }
             DispatchQueue.global().async {
                 _ = LibcryptoCopy.sayWhatWasFound
-                // Once swift-crypto timed faster, no key is given to libcrypto.
-                let made = RSASigning.measured?.faster == .swiftCrypto ? nil : LibcryptoCopy.make(of: wanted.key)
+                // Once swift-crypto timed faster, no key is given to libcrypto (nor is that a key libcrypto refused).
+                let skipped = RSASigning.measured?.faster == .swiftCrypto
+                let made = skipped ? nil : LibcryptoCopy.make(of: wanted.key)
                 let copy = made.flatMap { RSASigning.automaticKeeps($0, of: wanted.key, announcing: true) ? $0 : nil }
-                if made == nil, let library = Libcrypto.shared {
+                if !skipped, made == nil, let library = Libcrypto.shared {
                     Logger(label: "mock-appleid").warning(
                         "libcrypto (\(library.version)) could not use RSA key \(wanted.kid): swift-crypto signs with it, the same signatures, slower")
                 }

@@ -155,6 +155,7 @@ extension LocalCertificateAuthorityFiles {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let text = try LocalCertificateAuthority.readText(path)
         let permitted: [String]
+        let addresses: [[UInt8]]
         do {
             let certificate = try Certificate(pemEncoded: text)
             guard text.components(separatedBy: "BEGIN CERTIFICATE").count == 2, certificate.issuer == certificate.subject,
@@ -162,12 +163,13 @@ extension LocalCertificateAuthorityFiles {
                   let constraints = try certificate.extensions.nameConstraints
             else { throw TLSSetupError("not one name-constrained CA certificate") }
             permitted = Array(constraints.permittedDNSDomains)
+            addresses = constraints.permittedIPRanges.map { Array($0.bytes) }
         } catch {
             throw TLSSetupError("\(path) is not a mock-appleid local certificate authority (\(error)); it is not trusted")
         }
-        guard permitted.sorted() == AppleHostNames.dnsNames.sorted() else {
-            throw TLSSetupError("\(path) may vouch for \(permitted.joined(separator: ", ")), not only for "
-                                + "\(AppleHostNames.dnsNames.joined(separator: ", ")); it is not trusted")
+        guard permitted.sorted() == AppleHostNames.dnsNames.sorted(), addresses == AppleHostNames.permittedIPRanges else {
+            throw TLSSetupError("\(path) may vouch for \(permitted.joined(separator: ", ")) and \(addresses.count) address ranges, "
+                                + "not only for \(AppleHostNames.dnsNames.joined(separator: ", ")) and loopback; it is not trusted")
         }
         return text
     }
