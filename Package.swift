@@ -204,7 +204,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAppleIDStorageTests",
-            dependencies: ["MockAppleID", "MockAppleIDStorage", .product(name: "PostgresNIO", package: "postgres-nio")]
+            // The core's tests for their fixtures (a provider over the built-in scenario, client secrets, sign-ins).
+            dependencies: ["MockAppleID", "MockAppleIDStorage", "MockAppleIDTests",
+                           .product(name: "SQLiteNIO", package: "sqlite-nio"), .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "MockAppleIDServerTests",
@@ -216,7 +218,6 @@ let package = Package(
                 "MockAppleIDAudit",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -72,21 +72,6 @@ struct RelayLifecycleTests {
         #expect(provider.world.read { $0.relayForwarding.count } == 0)
     }
 
-    @Test("a per-app forwarding setting is kept in a store and ends with the account")
-    func forwardingKept() async throws {
-        let store = StateStoreTests.DictionaryStore()
-        let first = try Fixtures.provider()
-        try await first.keepState(in: store)
-        let (mock, other) = try Self.twoTeams(first)
-        try first.setRelayForwarding(false, personaID: "john", app: "org.other.web")
-        try await first.waitUntilSaved()
-        let second = try Fixtures.provider()
-        #expect(try await second.keepState(in: store))
-        #expect(second.relayAddresses().map { "\($0.address) \($0.forwarding)" }.sorted() == ["\(mock) true", "\(other) false"].sorted())
-        try second.deleteAccount(personaID: "john")
-        #expect(second.world.read { $0.relayForwarding.count } == 0)
-    }
-
     @Test("a message is shown as a mail client shows it: encoded words, quoted-printable, base64, multipart, charsets")
     func decoded() throws {
         let provider = try Fixtures.provider()

@@ -78,9 +78,9 @@ extension AppleIDProvider {
     private func saved<T>(_ body: () async -> T) async throws(StateStoreError) -> T {
         guard world.isKeptInStore else { return await body() }
         let ticket = try await world.beginRequest()
-        defer { world.requestEnded(ticket) }
+        defer { ticket.ended() }
         let value = await body()
-        try await world.waitUntilSaved(ticket)
+        try await ticket.waitUntilSaved()
         return value
     }
 

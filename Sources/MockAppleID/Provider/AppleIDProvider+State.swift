@@ -1,23 +1,25 @@
 import Foundation
 
-/// Keeping the world between runs: a ``WorldStore`` (the state file of `serve --state`) holds every
-/// change, and the next start restores it.
+/// Keeping the world between runs: a ``WorldKeeper`` (`MockAppleIDStorage`'s, for the state file of `serve --state`
+/// and the database of `serve --database-url`) holds every change, and the next start restores it.
 extension AppleIDProvider {
-    /// Keeps the world in `store` from now on. When the store holds a world of this scenario, it
-    /// replaces the scenario's start: personas, consents, codes and tokens, relay mail, notification
-    /// deliveries (pending ones are scheduled again), keys, faults, the clock and the loaded timeline's
-    /// progress. An empty store is filled with the world as it is before this returns. Call it once,
-    /// before serving requests. Returns whether a world was restored.
+    /// Keeps the world with `keeper` from now on, restoring it from `rows`, what the keeper's store holds. When
+    /// they hold a world of this scenario, it replaces the scenario's start: personas, consents, codes and tokens,
+    /// relay mail, notification deliveries (pending ones are scheduled again), keys, faults, the clock and the
+    /// loaded timeline's progress. No rows: the keeper is given the world as it is before this returns. Call it
+    /// once, before serving requests; `storeName` names the store in errors. Returns whether a world was restored.
     @discardableResult
-    public func keepState(in store: any WorldStore) async throws(StateStoreError) -> Bool {
-        guard let sideRows = try await world.attach(store, scenario: scenario.name, sideSections: [TimelinePlayer.section]) else {
+    public func keepState(with keeper: any WorldKeeper, restoring rows: [WorldRow], storeName: String) async throws(StateStoreError) -> Bool {
+        let sideRows = try world.attach(keeper, restoring: rows, sideSections: [TimelinePlayer.section], storeName: storeName)
+        try await world.waitUntilSaved()
+        guard let sideRows else {
             timeline.saveProgress()
             try await world.waitUntilSaved()
             return false
         }
         if let row = sideRows.first(where: { $0.section == TimelinePlayer.section }) {
             do throws(StateStoreError) { try timeline.restore(row, provider: self) } catch {
-                throw StateStoreError("\(store.name): \(error.message)")
+                throw StateStoreError("\(storeName): \(error.message)")
             }
         } else {
             timeline.saveProgress()
@@ -26,14 +28,12 @@ extension AppleIDProvider {
         return true
     }
 
-    /// Keeps the world in `store`, shared with every server that uses it (``SharedWorldStore``): from
-    /// now on each request runs while this server holds the world, caught up on the others' changes,
-    /// and answers once its own are written. A store that holds no world yet gets this one. The
-    /// loaded timeline's progress stays with this server. Call it once, before serving requests.
-    /// Returns whether the store held a world.
-    @discardableResult
-    public func shareState(in store: any SharedWorldStore & NotificationLease) async throws(StateStoreError) -> Bool {
-        try await world.attach(shared: store, scenario: scenario.name)
+    /// Keeps the world, shared with other servers, with the keeper `make` returns (given the world as a keeper sees
+    /// it, to catch it up whenever this server takes it): from now on each request runs while this server holds the
+    /// world, caught up on the others' changes, and answers once its own are written. The loaded timeline's progress
+    /// stays with this server. Call it once, before serving requests; the keeper then takes the world.
+    public func shareState<Keeper: WorldKeeper>(with make: (KeptWorld) -> Keeper) -> Keeper {
+        world.attachShared(make)
     }
 
     /// Notification deliveries that were being sent when their sender stopped (another server sharing

@@ -1,3 +1,5 @@
+import MockAppleID
+
 /// What ``SharedWorldAccess`` knows about this server's holds of a shared world: whether one is opening,
 /// open or closing, who is in it and who waits, the rows it will write, and the store's version this
 /// copy matches. Its transitions return what the access must do next (open a hold, let waiters in, wake

@@ -1,3 +1,5 @@
+import MockAppleID
+
 /// What a ``StateWriter`` knows: the rows queued and not yet written, how many changes are queued and
 /// saved, whether a write is under way, the requests under way, and who waits. Its transitions return
 /// what the writer must do next (write a batch, wake someone), so it is tested on its own with any

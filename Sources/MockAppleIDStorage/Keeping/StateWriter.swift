@@ -1,4 +1,5 @@
 import Foundation
+import MockAppleID
 import Synchronization
 
 /// Writes a world's changes to its ``WorldStore`` in order, off the world's lock, and tells each
@@ -93,32 +94,6 @@ final class StateWriter: Sendable {
                     if !queue.withLock({ $0.parkWriter(continuation) }) { continuation.resume() }
                 }
             }
-        }
-    }
-}
-
-extension PendingRow {
-    /// The rows of one batch as a store takes them: each row once, with its last change (several
-    /// transitions in one batch may touch the same row).
-    static func encodedLatest(_ rows: [PendingRow]) throws -> [WorldRowChange] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard rows.count > 1 else { return try rows.map { try $0.encoded(with: encoder) } }
-        var seen = Set<Identity>()
-        var latest: [PendingRow] = []
-        for row in rows.reversed() where seen.insert(Identity(row)).inserted { latest.append(row) }
-        return try latest.reversed().map { try $0.encoded(with: encoder) }
-    }
-
-    /// The row a change is for, within one batch: its section and key, compared as values (keys of
-    /// one section all have one type).
-    private struct Identity: Hashable {
-        let section: String
-        let key: AnyHashable?
-
-        init(_ row: PendingRow) {
-            section = row.section
-            key = row.key.map { AnyHashable($0) }
         }
     }
 }

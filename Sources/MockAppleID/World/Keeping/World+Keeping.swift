@@ -1,22 +1,20 @@
 import Foundation
 
-/// Keeping the world in a store: attaching a state file or a shared database (``WorldKeeper``), catching
-/// up on what other servers wrote, and the saved-before-answering rule requests follow.
+/// Keeping the world in a store: attaching a keeper (``WorldKeeper``: a state file's, a shared database's),
+/// catching up on what other servers wrote, and the saved-before-answering rule requests follow.
 extension World {
-    // MARK: A state file
+    // MARK: Attaching a keeper
 
-    /// Keeps the world in `store` from now on. A store that holds a world replaces this one (state
-    /// and clock); an empty one is filled with this world before this returns. Call it before serving.
-    /// Returns the rows of `sideSections` (kept beside the world by others, see ``save(_:section:)``),
-    /// or nil when the store was empty.
-    func attach(_ store: any WorldStore, scenario: String, sideSections: Set<String>) async throws(StateStoreError) -> [WorldRow]? {
-        let rows = try await store.loadRows(scenario: scenario)
-        let stored = try decode(rows, sideSections: sideSections, storeName: store.name)
-        let writer = StateWriter(store: store)
-        writer.start()
+    /// Keeps the world with `keeper` from now on, restoring it from `rows` (what the store holds): rows that
+    /// hold a world replace this one (state and clock); none fill the keeper with this world. Call it before
+    /// serving. Returns the rows of `sideSections` (kept beside the world by others, see ``save(_:section:)``),
+    /// or nil when there were no rows.
+    func attach(_ keeper: any WorldKeeper, restoring rows: [WorldRow], sideSections: Set<String>, storeName: String)
+        throws(StateStoreError) -> [WorldRow]? {
+        let stored = try decode(rows, sideSections: sideSections, storeName: storeName)
         guarded.withLock { guarded in
             if let clockMode = stored.clock { clock.reset(to: clockMode) }
-            guarded.keeper = FileKeeper(writer: writer)
+            guarded.keeper = keeper
             keptInStore.store(true, ordering: .relaxed)
             if rows.isEmpty {
                 replace(&guarded, with: guarded.state)
@@ -24,48 +22,34 @@ extension World {
                 install(stored.state, &guarded)
             }
         }
-        try await writer.waitUntilSaved()
         return rows.isEmpty ? nil : stored.side
     }
 
     /// Saves a value kept beside the world (a timeline's progress) as the one row of `section`, in
-    /// order with the world's changes; nothing without a store.
+    /// order with the world's changes, when the keeper keeps such rows.
     func save(_ value: some Encodable & Sendable, section: String) {
         guarded.withLock { guarded in
-            guard let file = guarded.keeper as? FileKeeper else { return }
-            _ = file.keep([PendingRow(section: section, key: nil, value: value, removed: false)], replacingAll: false)
+            guarded.keeper.keepBeside(PendingRow(section: section, key: nil, value: value, removed: false))
         }
     }
 
-    // MARK: A world shared with other servers
-
-    /// Keeps the world in `store`, shared with every server that uses it, from now on: holds it once
-    /// to take the world the store holds (state and clock) or, when it holds none, to fill it with
-    /// this one. Call it before serving. Returns whether the store held a world.
-    func attach(shared store: any SharedWorldStore & NotificationLease, scenario: String) async throws(StateStoreError) -> Bool {
-        let access = SharedWorldAccess(store: store, scenario: scenario)
+    /// Keeps the world, shared with other servers, with the keeper `make` returns from now on; the keeper catches
+    /// the world up (``KeptWorld/catchUp(_:storeName:)``) whenever this server takes it. Call it before serving.
+    func attachShared<Keeper: WorldKeeper>(_ make: (KeptWorld) -> Keeper) -> Keeper {
+        let keeper = make(KeptWorld(world: self))
         shared.store(true, ordering: .relaxed)
         keptInStore.store(true, ordering: .relaxed)
-        let keeper = SharedKeeper(access: access, notificationLease: store) { [unowned self] changes throws(StateStoreError) in
-            try catchUp(changes, storeName: store.name)
-        }
         guarded.withLock { guarded in
             guarded.keeper = keeper
             guarded.state.setTracking(true)
             guarded.savedClock = clock.currentMode
         }
-        var held = false
-        let member = try await access.enter { changes throws(StateStoreError) in
-            held = !changes.rows.isEmpty
-            try catchUp(changes, storeName: store.name)
-        }
-        try await access.leave(member)
-        return held
+        return keeper
     }
 
     /// Applies what other servers wrote since this copy last caught up; a complete set replaces the
     /// state (an empty one is a new store, which gets this world).
-    private func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
+    fileprivate func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
         if changes.complete {
             let rows = changes.rows.compactMap { change in change.value.map { WorldRow(section: change.section, key: change.key, value: $0) } }
             guard !rows.isEmpty else {
@@ -99,9 +83,6 @@ extension World {
 
     /// The lease on sending notifications of the store this world is shared through with other servers, if it is.
     public var notificationLease: (any NotificationLease)? { guarded.withLock { $0.keeper.notificationLease } }
-
-    /// Requests waiting for the next hold of a shared world (for diagnostics and tests).
-    var sharedWaiting: Int { guarded.withLock { ($0.keeper as? SharedKeeper)?.access.waitingCount ?? 0 } }
 
     /// Whether the world is shared with other servers (without taking the lock).
     public var isShared: Bool { shared.load(ordering: .relaxed) }
@@ -152,7 +133,8 @@ extension World {
 
     // MARK: Saved before answering
 
-    private var keeper: any WorldKeeper { guarded.withLock { $0.keeper } }
+    /// The keeper the world's changes go to now.
+    var keeper: any WorldKeeper { guarded.withLock { $0.keeper } }
 
     /// Runs `body` while this server holds the world, when the world is shared with other servers
     /// (caught up first, and its changes written before this returns); otherwise simply runs it.
@@ -162,25 +144,13 @@ extension World {
         return try await keeper.hold(body)
     }
 
-    /// A request is under way that will wait (``waitUntilSaved(_:)``) before it answers, as the HTTP
+    /// A request is under way that will wait (``SaveTicket/waitUntilSaved()``) before it answers, as the HTTP
     /// server's requests do. With a state file, waiting requests write the changes themselves while
     /// any is under way, and no other thread is woken for them; with a shared store, this waits until
-    /// the server holds the world (see ``SharedWorldStore``), which may throw. End it with
-    /// ``requestEnded(_:)``.
-    func beginRequest() async throws(StateStoreError) -> SaveTicket {
-        guard isKeptInStore else { return SaveTicket(keeper: MemoryKeeper(), member: nil) }
+    /// the server holds the world, which may throw. End it with ``SaveTicket/ended()``.
+    func beginRequest() async throws(StateStoreError) -> any SaveTicket {
+        guard isKeptInStore else { return MemoryKeeper() }
         return try await keeper.beginRequest()
-    }
-
-    /// Returns once every change made so far is saved by the keeper the request started with (with a
-    /// shared store: once the request's hold of the world ended with its changes written).
-    func waitUntilSaved(_ ticket: SaveTicket) async throws(StateStoreError) {
-        try await ticket.keeper.waitUntilSaved(ticket)
-    }
-
-    /// The request ``beginRequest()`` announced has answered.
-    func requestEnded(_ ticket: SaveTicket) {
-        ticket.keeper.requestEnded(ticket)
     }
 
     /// Returns once every change made so far is saved (at once when the world is not kept in a store;
@@ -190,7 +160,7 @@ extension World {
     }
 
     /// Saves what is queued and stops saving; the world goes on in memory only. A request that
-    /// started before holds the closed keeper (``SaveTicket``), so its wait for a change made too late
+    /// started before holds the closed keeper (its ``SaveTicket``), so its wait for a change made too late
     /// fails instead of passing. Throws when a write failed.
     func detach() async throws(StateStoreError) {
         let keeper = self.keeper
@@ -204,5 +174,18 @@ extension World {
             keptInStore.store(false, ordering: .relaxed)
         }
         try await keeper.close()
+    }
+}
+
+/// The world a keeper keeps, as the keeper sees it: what it may do to the world (catch it up on what other servers
+/// wrote), and nothing more. A keeper is given one when it is attached (``AppleIDProvider/shareState(with:)``).
+public struct KeptWorld: Sendable {
+    /// The world owns its keeper, which holds this: unowned, so that neither keeps the other alive.
+    unowned let world: World
+
+    /// Applies what other servers wrote to the store since this copy last caught up (`changes.complete`: the
+    /// whole world, an empty one meaning a new store, which gets this world); `storeName` names the store in errors.
+    public func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
+        try world.catchUp(changes, storeName: storeName)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 @testable import MockAppleID
+@testable import MockAppleIDStorage
+@testable import MockAppleIDTests
 import Synchronization
 import Testing
 
@@ -167,7 +169,7 @@ struct SharedStoreTests {
             }
             // One request opens the hold and waits at the gate; the seven others wait for it.
             let deadline = ContinuousClock.now + .seconds(10)
-            while store.gatedHolds < 1 || first.world.sharedWaiting < 7 {
+            while store.gatedHolds < 1 || ((first.world.keeper as? SharedKeeper)?.access.waitingCount ?? 0) < 7 {
                 guard ContinuousClock.now < deadline else { throw StateStoreError("the requests did not all wait for the hold") }
                 await Task.yield()
             }

@@ -1,5 +1,7 @@
 import Foundation
 @testable import MockAppleID
+@testable import MockAppleIDStorage
+@testable import MockAppleIDTests
 import Synchronization
 import Testing
 
@@ -149,8 +151,8 @@ struct StateStoreTests {
         let ticket = try await provider.world.beginRequest()
         try await provider.stopKeepingState()
         try provider.createPersona(Persona(id: "kim", firstName: "Kim", lastName: "Lee", email: nil))
-        try await provider.world.waitUntilSaved(ticket)
-        provider.world.requestEnded(ticket)
+        try await ticket.waitUntilSaved()
+        ticket.ended()
         try await provider.waitUntilSaved()
     }
 
@@ -325,5 +327,20 @@ struct StateStoreTests {
         try await store.write([WorldRowChange(section: "later", key: "", value: "{}")], replacingAll: true)
         let unknown = await #expect(throws: StateStoreError.self) { try await Fixtures.provider().keepState(in: store) }
         #expect(unknown?.message.contains("a section this version does not know: later") == true)
+    }
+
+    @Test("a per-app forwarding setting is kept in a store and ends with the account")
+    func forwardingKept() async throws {
+        let store = DictionaryStore()
+        let first = try Fixtures.provider()
+        try await first.keepState(in: store)
+        let (mock, other) = try RelayLifecycleTests.twoTeams(first)
+        try first.setRelayForwarding(false, personaID: "john", app: "org.other.web")
+        try await first.waitUntilSaved()
+        let second = try Fixtures.provider()
+        #expect(try await second.keepState(in: store))
+        #expect(second.relayAddresses().map { "\($0.address) \($0.forwarding)" }.sorted() == ["\(mock) true", "\(other) false"].sorted())
+        try second.deleteAccount(personaID: "john")
+        #expect(second.world.read { $0.relayForwarding.count } == 0)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MockAppleID
 import Synchronization
 
 /// How a world kept in a ``SharedWorldStore`` is held by this server, one hold at a time.

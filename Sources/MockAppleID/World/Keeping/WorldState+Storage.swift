@@ -1,6 +1,6 @@
 import Foundation
 
-/// The state as rows for a ``WorldStore``, section by section (see ``StateSection``): a whole section
+/// The state as rows a ``WorldKeeper`` keeps, section by section (see ``StateSection``): a whole section
 /// is one row, a map one row per entry so that a sign-in writes a few small rows, and relay mail and
 /// notification deliveries one row per message or delivery beside their section's. The index of
 /// refresh tokens by persona and client has no rows: it is rebuilt from the grants'.

@@ -1,4 +1,5 @@
 @testable import MockAppleID
+@testable import MockAppleIDStorage
 import Testing
 
 /// The state file writer's state machine on its own: waiters are numbers, nothing is written.

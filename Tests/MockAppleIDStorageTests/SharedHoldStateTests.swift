@@ -1,4 +1,5 @@
 @testable import MockAppleID
+@testable import MockAppleIDStorage
 import Testing
 
 /// The shared world's hold state machine on its own: holds and waiters are numbers, time is given.
