@@ -110,6 +110,13 @@ def database_rows(binary: str, secret: str, flows: int, seconds: float, code: fl
     ]
 
 
+def auto_signer(binary: str) -> re.Match | None:
+    """What `--rsa-signer auto` chose in a server, as its log says (libcrypto's and swift-crypto's milliseconds a
+    signature, and the library kept); None when the server did not say."""
+    with Server(binary) as server:
+        return server.wait_for_log(r"RS256: timed at ([\d.]+) ms a signature with libcrypto and ([\d.]+) ms with swift-crypto: (\S+) signs")
+
+
 def per_request_rows(binary: str, options, keys_file: str, code: float, signer: float) -> list[tuple]:
     """What one request costs mock-appleid and the references, one client on one kept-alive connection, and
     what that makes the least a `code` flow (two routed requests and one signature) could cost on this stack."""
@@ -173,15 +180,16 @@ def main():
     if system:
         reference_line += (f"; one RS256 signature through `SigningKey` with libcrypto {float(system.group(1)):.3f} ms "
                            f"({rs256 / float(system.group(1)):.2f} × swift-crypto's rate)")
-    auto = re.search(r"rs256_auto (\S+) ([\d.]+) ([\d.]+)", rates)
+    auto = auto_signer(binary)
     if auto:
-        reference_line += (f". `--rsa-signer auto` (the default) keeps {auto.group(1)} here: it timed one signature at "
-                           f"{float(auto.group(2)):.3f} ms with libcrypto and {float(auto.group(3)):.3f} ms with swift-crypto")
+        reference_line += (f". `--rsa-signer auto` (the default) keeps {auto.group(3)} here: a server's log says it timed "
+                           f"one signature at {float(auto.group(1)):.3f} ms with libcrypto and {float(auto.group(2)):.3f} ms "
+                           "with swift-crypto")
     reference_line += ".\n"
     print(reference_line)
 
     # The default signer is the faster of the two: each ratio is given against its signature too.
-    chosen = auto.group(1) if auto else "swift-crypto"
+    chosen = auto.group(3) if auto else "swift-crypto"
     signer = float(system.group(1)) if system and chosen == "libcrypto" else rs256
 
     def against(milliseconds: float, signatures: int) -> str:

@@ -29,8 +29,10 @@ class Server:
     def __init__(self, binary: str, *arguments: str):
         self.folder = tempfile.TemporaryDirectory()
         ready = pathlib.Path(self.folder.name) / "ready.json"
-        self.process = subprocess.Popen([binary, "serve", "--port", "0", "--ready-file", str(ready), *arguments],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.log = pathlib.Path(self.folder.name) / "log.txt"
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen([binary, "serve", "--port", "0", "--ready-file", str(ready), *arguments],
+                                            stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while not ready.exists():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -39,6 +41,16 @@ class Server:
             time.sleep(0.005)
         self.listeners = json.loads(ready.read_text())["listeners"]
         self.url = self.listeners["http"]["url"]
+
+    def wait_for_log(self, pattern: str, seconds: float = 30) -> re.Match | None:
+        """The first match of `pattern` in the server's log, once written (None after `seconds`)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.log.read_text(errors="replace"))
+            if found:
+                return found
+            time.sleep(0.05)
+        return None
 
     def cpu_seconds(self) -> float:
         return process_cpu_seconds(self.process.pid)

@@ -31,7 +31,7 @@ public enum AuditAdminRoute {
             let asked = configuration
             return AdminLineStream(shutdownLine: line("failure", .string("the server is shutting down; the audit stopped"))) { send in
                 defer { withExtendedLifetime(claim) {} }
-                do { _ = try keptCertificate(of: request.configuration.https) } catch { send(line("progress", .string("note: \(error)"))) }
+                if let refusedCA = audit.refusedCA { send(line("progress", .string("note: \(refusedCA)"))) }
                 do throws(AuditFailure) {
                     let report = try await Audit.run(asked, apple: audit.apple) { text in send(line("progress", .string(text))) }
                     send(line("report", (try? JSONEncoder().encode(report)).flatMap { JSONValue.parse($0) } ?? .null))
@@ -42,9 +42,10 @@ public enum AuditAdminRoute {
         }
     }
 
-    /// The audit `request` asks for, checked: its inputs, Apple's side and the server's base URL.
+    /// The audit `request` asks for, checked: its inputs, Apple's side and the server's base URL; and why the CA the
+    /// server's HTTPS listener keeps is not trusted, when it is refused.
     private static func checked(_ request: AdminRouteRequest, targets: AuditTargets) async throws(AdminRouteRefusal)
-        -> (configuration: AuditConfiguration, apple: AppleSide) {
+        -> (configuration: AuditConfiguration, apple: AppleSide, refusedCA: String?) {
         let given = request.body["server"]
         if let given, given.stringValue == nil { throw .badRequest("server must be text") }
         let base = given?.stringValue ?? request.baseURL
@@ -55,9 +56,12 @@ public enum AuditAdminRoute {
         do throws(AuditFailure) {
             var configuration = try AuditRequest(json: request.body).configuration()
             configuration.targets = targets
-            configuration.localCertificateAuthority = try? keptCertificate(of: request.configuration.https)
+            var refusedCA: String?
+            do { configuration.localCertificateAuthority = try keptCertificate(of: request.configuration.https) } catch {
+                refusedCA = "\(error)"
+            }
             try Audit.check(configuration, apple: apple)
-            return (configuration, apple)
+            return (configuration, apple, refusedCA)
         } catch {
             throw .badRequest(error.description)
         }

@@ -6,8 +6,8 @@ import MockAppleID
 // `signing-rate RSA_PEM EC_PEM [SECONDS]`: signs an identity-token-sized input in a loop on one
 // thread and prints the milliseconds one RS256 and one ES256 signature take with swift-crypto (the
 // reference a flow's server CPU is compared with), and one RS256 signature through the core's
-// SigningKey with libcrypto, when the system has it; and which of the two `--rsa-signer auto` keeps here,
-// with the times the core took to choose.
+// SigningKey with libcrypto, when the system has it. Which of the two `--rsa-signer auto` keeps is read from a
+// server's log, which says what it timed.
 
 func millisecondsPerSignature(seconds: Double, _ sign: () throws -> Void) rethrows -> Double {
     for _ in 0..<20 { try sign() }
@@ -38,12 +38,6 @@ let ec = try P256.Signing.PrivateKey(pemRepresentation: ecPEM)
 let rs256 = try millisecondsPerSignature(seconds: seconds) { _ = try rsa.signature(for: input, padding: .insecurePKCS1v1_5) }
 let es256 = try millisecondsPerSignature(seconds: seconds) { _ = try ec.signature(for: input) }
 print(String(format: "rs256_ms %.4f", rs256))
-// The automatic choice (the process's default) times both libraries on the first RS256 key it reads.
-_ = try SigningKey(kid: "auto", algorithm: .rs256, pem: rsaPEM)
-if let timing = RSASigning.measured {
-    let milliseconds = { (duration: Duration) in Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 }
-    print(String(format: "rs256_auto %@ %.4f %.4f", timing.faster.rawValue, milliseconds(timing.libcrypto), milliseconds(timing.swiftCrypto)))
-}
 if (try? RSASigning.use(.libcrypto)) != nil {
     let key = try SigningKey(kid: "rate", algorithm: .rs256, pem: rsaPEM)
     let libcrypto = try millisecondsPerSignature(seconds: seconds) { _ = try key.sign(input) }

@@ -11,6 +11,18 @@ extension AppleIDProvider {
     @discardableResult
     public func keepState(with keeper: any WorldKeeper, restoring rows: [WorldRow], storeName: String) async throws(StateStoreError) -> Bool {
         let sideRows = try world.attach(keeper, restoring: rows, sideSections: [TimelinePlayer.section], storeName: storeName)
+        do throws(StateStoreError) {
+            return try await restoreBeside(sideRows, storeName: storeName)
+        } catch {
+            // Not kept after all: the keeper is closed and the world goes on in memory.
+            try? await world.detach()
+            throw error
+        }
+    }
+
+    /// Once the world is attached: saves it as it is (and the timeline's progress) when there was nothing to restore,
+    /// or restores the timeline's progress kept beside it. Returns whether a world was restored.
+    private func restoreBeside(_ sideRows: [WorldRow]?, storeName: String) async throws(StateStoreError) -> Bool {
         try await world.waitUntilSaved()
         guard let sideRows else {
             timeline.saveProgress()

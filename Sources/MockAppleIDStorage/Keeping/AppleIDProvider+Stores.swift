@@ -5,7 +5,7 @@ import MockAppleID
 /// several servers.
 extension AppleIDProvider {
     /// Keeps the world in `store` from now on. When the store holds a world of this scenario, it replaces the
-    /// scenario's start (see ``AppleIDProvider/keepState(with:restoring:storeName:)``); an empty store is filled with
+    /// scenario's start (see the core's `keepState(with:restoring:storeName:)`); an empty store is filled with
     /// the world as it is before this returns. Call it once, before serving requests. Returns whether a world was
     /// restored.
     @discardableResult
@@ -16,7 +16,7 @@ extension AppleIDProvider {
         do throws(StateStoreError) {
             return try await keepState(with: FileKeeper(writer: writer), restoring: rows, storeName: store.name)
         } catch {
-            try? await writer.close()
+            try? await writer.close()  // when the failure came before the keeper was attached
             throw error
         }
     }

@@ -1,6 +1,6 @@
 import MockAppleID
 
-/// Where a world is kept between runs: a state file, a database. A ``World`` attached to one (see
+/// Where a world is kept between runs: a state file, a database. A provider's world kept in one (see
 /// ``AppleIDProvider/keepState(in:)``) writes each change as a few rows and reads them all back at the next start.
 public protocol WorldStore: Sendable {
     /// What to call the store in messages (a file's path).

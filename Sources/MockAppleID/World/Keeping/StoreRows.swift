@@ -49,7 +49,7 @@ public struct PendingRow: Sendable {
     }
 
     /// A row of `section` (`key` nil: the whole section); `removed`: the entry is gone.
-    public init(section: String, key: (any Encodable & Hashable & Sendable)?, value: (any Encodable & Sendable)?, removed: Bool) {
+    init(section: String, key: (any Encodable & Hashable & Sendable)?, value: (any Encodable & Sendable)?, removed: Bool) {
         self.section = section
         self.key = key
         self.value = value
@@ -58,7 +58,7 @@ public struct PendingRow: Sendable {
 
     /// The row as the store takes it (`encoder` sorts keys, so a key always encodes alike). String
     /// keys are stored as they are, other keys as JSON; a whole section that is nil is `null`.
-    public func encoded(with encoder: JSONEncoder) throws -> WorldRowChange {
+    func encoded(with encoder: JSONEncoder) throws -> WorldRowChange {
         let keyText: String
         switch key {
         case nil: keyText = ""
@@ -79,7 +79,7 @@ public struct PendingRow: Sendable {
 
 extension PendingRow {
     /// The section of the clock's mode, which lives beside the state.
-    public static let clockSection = "clock"
+    static let clockSection = "clock"
 
     /// The clock's mode as a row.
     static func clock(_ mode: MockClock.Mode) -> PendingRow {

@@ -145,9 +145,8 @@ extension World {
     }
 
     /// A request is under way that will wait (``SaveTicket/waitUntilSaved()``) before it answers, as the HTTP
-    /// server's requests do. With a state file, waiting requests write the changes themselves while
-    /// any is under way, and no other thread is woken for them; with a shared store, this waits until
-    /// the server holds the world, which may throw. End it with ``SaveTicket/ended()``.
+    /// server's requests do: the keeper's ticket (with a shared store, this waits until the server holds the world,
+    /// which may throw). End it with ``SaveTicket/ended()``.
     func beginRequest() async throws(StateStoreError) -> any SaveTicket {
         guard isKeptInStore else { return MemoryKeeper() }
         return try await keeper.beginRequest()
@@ -178,14 +177,17 @@ extension World {
 }
 
 /// The world a keeper keeps, as the keeper sees it: what it may do to the world (catch it up on what other servers
-/// wrote), and nothing more. A keeper is given one when it is attached (``AppleIDProvider/shareState(with:)``).
+/// wrote), and nothing more. A keeper is given one when it is attached (``AppleIDProvider/shareState(with:)``), and
+/// uses it only while the world uses the keeper: the world does not outlive its provider.
 public struct KeptWorld: Sendable {
     /// The world owns its keeper, which holds this: unowned, so that neither keeps the other alive.
     unowned let world: World
 
     /// Applies what other servers wrote to the store since this copy last caught up (`changes.complete`: the
     /// whole world, an empty one meaning a new store, which gets this world); `storeName` names the store in errors.
+    /// Throws, changing nothing, once the world is no longer shared (its keeper was closed).
     public func catchUp(_ changes: SharedChanges, storeName: String) throws(StateStoreError) {
+        guard world.isShared else { throw StateStoreError("\(storeName): the world is no longer kept there") }
         try world.catchUp(changes, storeName: storeName)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a world's changes go once made, and what a request waits on before it answers: the one seam
-/// between the ``World`` and its persistence. The core keeps a world in memory only (``MemoryKeeper``);
+/// between the ``World`` and its persistence. The core keeps a world in memory only (its own keeper);
 /// `MockAppleIDStorage` has the keepers of a state file and of a store several servers share, attached with
 /// ``AppleIDProvider/keepState(with:restoring:storeName:)`` and ``AppleIDProvider/shareState(with:)``. The
 /// world hands a keeper the rows each transition changed, under its lock, in order; the keeper owns the
