@@ -123,6 +123,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // The HTML report (`--html`), rendered as the server's pages are, escaping by default.
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .executableTarget(

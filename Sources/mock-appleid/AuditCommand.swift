@@ -16,8 +16,8 @@ struct AuditCommand: AsyncParsableCommand {
         must be configured with, or uses the running server at --server; follows --start in a browser of its own, \
         answers as Apple would, and judges each case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
         no case FAILs or is INCONCLUSIVE (or WARNs, with --fail-on warn) but those a --baseline accepts, 1 when one does, 2 when the audit could \
-        not run (then --format json prints an object saying why, and --junit writes one failing test saying why). A line per case goes to \
-        standard error as it runs.
+        not run (then --format json prints an object saying why, --junit writes one failing test saying why, and --html a page saying \
+        why). A line per case goes to standard error as it runs.
         """)
 
     @Option(help: "The relying party's sign-in start URL (the link behind its Sign in with Apple button).")
@@ -37,6 +37,8 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Cases to run: ids or prefixes ending in * (id_token.*,callback.replay). Default: all.") var cases: String?
     @Option(help: "Output: table or json.") var format: OutputFormat = .table
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
+    @Option(help: "Also write an HTML report to this file: one page with the totals, the findings and every case's evidence.")
+    var html: String?
     @Option(name: .customLong("fail-on"), help: "The least verdict that fails the audit (exit status 1): fail (FAIL and INCONCLUSIVE) or warn (WARN too).")
     var failOn: AuditGate.Threshold = .fail
     @Option(help: "An earlier audit's JSON report (--format json): its findings are accepted, so only new or worse ones fail the audit.")
@@ -80,9 +82,10 @@ struct AuditCommand: AsyncParsableCommand {
         switch outcome {
         case let .failure(failure): fail(failure.description)
         case let .success(report):
-            // The JUnit file first: a file that cannot be written is said (exit 2) before anything is printed.
-            if let junit {
-                do { try Data(report.junit(gate: gate).utf8).write(to: URL(fileURLWithPath: junit)) } catch { fail("cannot write \(junit): \(error)") }
+            // The files first: a file that cannot be written is said (exit 2) before anything is printed.
+            for (path, text) in [(junit, { report.junit(gate: gate) }), (html, { report.html(gate: gate) })] {
+                guard let path else { continue }
+                do { try Data(text().utf8).write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)") }
             }
             print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
             if !gate.failing(report).isEmpty { throw ExitCode(1) }
@@ -161,12 +164,13 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     /// Says why the audit could not run (on standard error; as one JSON object with `--format json`; as one failing
-    /// test in the `--junit` file) and exits with status 2.
+    /// test in the `--junit` file; as a page in the `--html` file) and exits with status 2.
     private func fail(_ message: String) -> Never {
         let failure = AuditFailure(message)
         FileHandle.standardError.write(Data("Error: \(message.terminalSafe)\n".utf8))
         if format == .json { print(failure.json(start: start, signedIn: signedIn), terminator: "") }
         if let junit { try? Data(failure.junit.utf8).write(to: URL(fileURLWithPath: junit)) }
+        if let html { try? Data(failure.html(start: start, signedIn: signedIn).utf8).write(to: URL(fileURLWithPath: html)) }
         Foundation.exit(2)
     }
 }

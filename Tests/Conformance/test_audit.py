@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 from server_process import ROOT, binary, serving
-from test_browser import approve_with_keyboard, require_browser
+from test_browser import approve_with_keyboard, browser, require_browser  # noqa: F401 (browser is a fixture)
 from test_notifications import wait_for
 
 RP = pathlib.Path(__file__).with_name("audit_rp.py")
@@ -150,10 +150,20 @@ def audit_sample_once(name: str):
     options, _ = SAMPLES[name]
     port = free_port()
     with relying_party(port, *options) as (origin, scenario), tempfile.TemporaryDirectory() as folder:
-        junit = pathlib.Path(folder) / "audit.xml"
         backends = [] if name == WITHOUT_BACKENDS else ["--native", f"{origin}/native", "--notifications", f"{origin}/notifications"]
-        result = audit(origin, scenario, port, "--format", "json", "--junit", str(junit), *backends)
-        return result, junit.read_text() if junit.exists() else None, port
+        result = audit(origin, scenario, port, "--format", "json", *report_files(folder), *backends)
+        return result, read_reports(folder), port
+
+
+def report_files(folder: str) -> list[str]:
+    """The options that write the JUnit and HTML reports into `folder`."""
+    return ["--junit", str(pathlib.Path(folder) / "audit.xml"), "--html", str(pathlib.Path(folder) / "audit.html")]
+
+
+def read_reports(folder: str) -> dict:
+    """The reports `report_files` asked for, by kind (None for one not written)."""
+    files = {"junit": pathlib.Path(folder) / "audit.xml", "html": pathlib.Path(folder) / "audit.html"}
+    return {kind: path.read_text() if path.exists() else None for kind, path in files.items()}
 
 
 def audit_social_core():
@@ -163,7 +173,7 @@ def audit_social_core():
 def audit_social_core_once():
     port = free_port()
     with relying_party(port, "--cookie", "none", script=SOCIAL_CORE_SITE) as (origin, scenario):
-        return audit(origin, scenario, port, "--format", "json"), None, port
+        return audit(origin, scenario, port, "--format", "json"), {}, port
 
 
 def audit_through_server():
@@ -171,11 +181,10 @@ def audit_through_server():
     port = free_port()
     with relying_party(port) as (origin, scenario), serving("--scenario", str(scenario), "--port", str(port)) as server, \
             tempfile.TemporaryDirectory() as folder:
-        junit = pathlib.Path(folder) / "audit.xml"
-        result = through(server, origin, "--format", "json", "--junit", str(junit),
+        result = through(server, origin, "--format", "json", *report_files(folder),
                          "--native", f"{origin}/native", "--notifications", f"{origin}/notifications")
         assert json.loads(urllib.request.urlopen(f"{server}/__admin/health").read())["status"] == "ok"
-        return result, junit.read_text() if junit.exists() else None, port
+        return result, read_reports(folder), port
 
 
 def through(server: str, origin: str, *arguments: str):
@@ -202,7 +211,8 @@ def listed_cases() -> list[str]:
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, name):
-    result, junit, port = audits[name]
+    result, reports, port = audits[name]
+    junit = reports["junit"]
     _, not_passing = SAMPLES[name]
     assert result.returncode == (1 if {"FAIL", "INCONCLUSIVE"} & set(not_passing.values()) else 0), result.stderr
     report = json.loads(result.stdout)
@@ -221,12 +231,49 @@ def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, nam
     assert junit.count("<failure ") == sum(verdict == "FAIL" for _, verdict in seen)
     assert junit.count("<skipped ") == sum(verdict == "SKIP" for _, verdict in seen)
     assert junit.count('<error type="INCONCLUSIVE"') == sum(verdict == "INCONCLUSIVE" for _, verdict in seen)
+    assert reports["html"].count('<details class="case" ') == len(seen)
     assert port_is_free(port), "the audit's server still listens after it exited"
+
+
+def test_the_html_report_shows_in_chromium_what_the_json_report_says(audits, browser):
+    """`--html`: opened in Chromium, the page has the JSON report's totals, gate and every case with its verdict, the
+    cases that did not PASS or SKIP unfolded with their evidence; an audit that could not run leaves a page saying why."""
+    from selenium.webdriver.common.by import By
+    result, reports, _ = audits["stops-at-a-sign-up-page"]
+    report = json.loads(result.stdout)
+    with tempfile.TemporaryDirectory() as folder:
+        page = pathlib.Path(folder) / "audit.html"
+        page.write_text(reports["html"])
+        browser.get(page.as_uri())
+        totals = report["totals"]
+        assert browser.title == (f"mock-appleid audit: {totals['PASS']} PASS, {totals['FAIL']} FAIL, {totals['WARN']} WARN, "
+                                 f"{totals['SKIP']} SKIP, {totals['INCONCLUSIVE']} INCONCLUSIVE")
+        assert browser.find_element(By.ID, "gate").text == "the audit fails (exit status 1): " + ", ".join(report["gate"]["failing"])
+        shown = {span.get_attribute("data-verdict"): span.text for span in browser.find_elements(By.CSS_SELECTOR, "#totals span")}
+        assert shown == {verdict: f"{count} {verdict}" for verdict, count in totals.items()}
+        for case in report["cases"]:
+            element = browser.find_element(By.ID, f"case-{case['id']}")
+            assert element.get_attribute("data-verdict") == case["verdict"]
+            unfolded = case["verdict"] in ("FAIL", "WARN", "INCONCLUSIVE")
+            assert (element.get_attribute("open") is not None) == unfolded, case["id"]
+            if unfolded:
+                assert case["seen"] in element.text and all(line in element.text for line in case["evidence"])
+        linked = [link.text for link in browser.find_elements(By.CSS_SELECTOR, "#findings a")]
+        assert linked == [case for finding in report["findings"] for case in finding["cases"]]
+
+        port = free_port()
+        with relying_party(port) as (origin, scenario):
+            failed = audit(origin, scenario, port, "--html", str(page), signed_in="http://elsewhere.invalid/me")
+        assert failed.returncode == 2
+        browser.get(page.as_uri())
+        assert browser.title == "mock-appleid audit: could not run"
+        assert "--signed-in must be on the relying party's host" in browser.find_element(By.ID, "failure").text
 
 
 def test_an_audit_through_a_running_server_scores_as_one_with_a_server_of_its_own(audits):
     """`--server`: the server plays Apple's side with its own world, streams the audit back, and keeps running."""
-    result, junit, _ = audits[THROUGH_SERVER]
+    result, reports, _ = audits[THROUGH_SERVER]
+    junit = reports["junit"]
     assert result.returncode == 0, result.stderr
     seen = [(case["id"], case["verdict"]) for case in json.loads(result.stdout)["cases"]]
     assert seen == [(case, "PASS") for case in listed_cases()]

@@ -39,6 +39,35 @@ struct AuditOutputTests {
         #expect(untold.hasFailures)
     }
 
+    @Test("the HTML page: totals, the gate, findings linking their cases, each case with its evidence, the RP's text only ever text")
+    func html() throws {
+        let report = AuditReport(learned: ["start: GET /"], cases: [
+            Self.result(.idTokenAlgNone, .fail, seen: "signed in", evidence: ["page: <script>alert(1)</script>"]),
+            Self.result(.callbackReplay, .warn), Self.result(.tokenSlow, .skip, seen: "why"), Self.result(.callbackCancel, .pass),
+        ], start: URL(string: "http://rp/login"), signedIn: URL(string: "http://rp/me"), seconds: 3)
+        let html = report.html()
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<title>mock-appleid audit: 1 PASS, 1 FAIL, 1 WARN, 1 SKIP</title>"))
+        #expect(!html.contains("<script") && html.contains("page: &lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("a &lt;b&gt; &amp; &quot;c&quot;"))
+        #expect(html.contains(#"<p class="gate fails" id="gate">the audit fails (exit status 1): id_token.alg_none</p>"#))
+        #expect(html.contains(##"<a href="#case-id_token.alg_none">id_token.alg_none</a>"##))
+        // The cases that did not PASS or SKIP are open; INCONCLUSIVE is counted only when there is one.
+        #expect(html.contains(#"<details class="case" id="case-id_token.alg_none" data-verdict="FAIL" open>"#))
+        #expect(html.contains(#"<details class="case" id="case-callback.replay" data-verdict="WARN" open>"#))
+        #expect(html.contains(#"<details class="case" id="case-token.slow" data-verdict="SKIP">"#))
+        #expect(html.contains(#"<details class="case" id="case-callback.cancel" data-verdict="PASS">"#))
+        #expect(!html.contains(#"data-verdict="INCONCLUSIVE""#))
+        #expect(html.contains(#"<span class="pass" data-verdict="PASS">1 PASS</span><span class="fail" data-verdict="FAIL">1 FAIL</span>"#))
+        #expect(html.contains("<li>start: GET /</li>") && html.contains("<code>http://rp/login</code>"))
+
+        let accepted = report.html(gate: AuditGate(baseline: ["id_token.alg_none": .fail]))
+        #expect(accepted.contains("accepted by the baseline (FAIL there)") && accepted.contains(#"<p class="gate" id="gate">the audit passes"#))
+
+        let notRun = AuditFailure("the relying party at <http://rp> did not answer").html(start: "http://rp/login", signedIn: nil)
+        #expect(notRun.contains(#"<p class="failure" id="failure">the relying party at &lt;http://rp&gt; did not answer</p>"#))
+        #expect(notRun.contains("<title>mock-appleid audit: could not run</title>") && !notRun.contains("<details"))
+    }
+
     @Test("findings group the cases one missing check failed, worst first, with a must's or a should's impact")
     func findings() throws {
         let report = AuditReport(learned: [], cases: [
