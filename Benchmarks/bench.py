@@ -17,7 +17,7 @@ import time
 import requests
 
 from audit_bench import audit_rows
-from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, cpu_per_request, first_answer_rss, free_port,
+from measure import (CLIENT, REDIRECT, Client, Server, code_from, cpu_per_flow, flow, cpu_per_request, first_answer_rss, free_port,
                      median_start_ups, parallel_flows, process_cpu_seconds, publish, rss_mb, run_parallel, table, wrk,
                      client_secret)
 from postgres_server import PostgresUnavailable, postgres_server
@@ -110,10 +110,12 @@ def database_rows(binary: str, secret: str, flows: int, seconds: float, code: fl
     ]
 
 
-def auto_signer(binary: str) -> re.Match | None:
-    """What `--rsa-signer auto` chose in a server, as its log says (libcrypto's and swift-crypto's milliseconds a
-    signature, and the library kept); None when the server did not say."""
-    with Server(binary) as server:
+def auto_signer(binary: str, secret: str) -> re.Match | None:
+    """What `--rsa-signer auto` chose in a server, as its log says once its first sign-in signed (libcrypto's and
+    swift-crypto's milliseconds a signature, and the library kept); None when the server did not say."""
+    with Server(binary, "--auto-approve", "jane") as server:
+        with Client(server.url) as client:
+            flow(client, secret, "code")
         return server.wait_for_log(r"RS256: timed at ([\d.]+) ms a signature with libcrypto and ([\d.]+) ms with swift-crypto: (\S+) signs")
 
 
@@ -180,7 +182,7 @@ def main():
     if system:
         reference_line += (f"; one RS256 signature through `SigningKey` with libcrypto {float(system.group(1)):.3f} ms "
                            f"({rs256 / float(system.group(1)):.2f} × swift-crypto's rate)")
-    auto = auto_signer(binary)
+    auto = auto_signer(binary, secret)
     if auto:
         reference_line += (f". `--rsa-signer auto` (the default) keeps {auto.group(3)} here: a server's log says it timed "
                            f"one signature at {float(auto.group(1)):.3f} ms with libcrypto and {float(auto.group(2)):.3f} ms "
