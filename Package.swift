@@ -165,34 +165,9 @@ let package = Package(
             ],
             path: "Benchmarks/Sources/signing-rate"
         ),
+        // Its dependencies are every library mock-appleid's targets use, gathered from them below.
         .executableTarget(
             name: "stack-floor",
-            dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-            ],
             path: "Benchmarks/Sources/stack-floor"
         ),
         .testTarget(
@@ -233,3 +208,16 @@ let package = Package(
         ),
     ]
 )
+
+// The stack floor links every library the targets of mock-appleid's executable use (products, each once), read from
+// those targets so that the two lists cannot drift apart.
+let executableTargets: Set<String> = ["MockAppleID", "MockAppleIDServer", "MockAppleIDStorage", "MockAppleIDTesting", "MockAppleIDAudit", "mock-appleid"]
+var linkedLibraries: [Target.Dependency] = []
+var seenLibraries: Set<String> = []
+for target in package.targets where executableTargets.contains(target.name) {
+    for dependency in target.dependencies {
+        guard case let .productItem(name, packageName, _, _) = dependency, seenLibraries.insert("\(packageName ?? "")/\(name)").inserted else { continue }
+        linkedLibraries.append(dependency)
+    }
+}
+package.targets.first { $0.name == "stack-floor" }?.dependencies = linkedLibraries

@@ -28,22 +28,25 @@ enum AuditHTML {
         let version: String
         let start: String?
         let signedIn: String?
-        let seconds: String?
+        /// How long the audit took. (Named apart from a case's `time`: a section looks a name it lacks up in the page.)
+        let duration: String?
         let failure: String?
         let totals: [Total]
-        /// The gate's outcome in words, such as "the audit fails: 2 cases FAIL (exit status 1)".
+        /// The gate's outcome in words, such as "the audit fails (exit status 1): callback.replay".
         let gateLine: String?
         let gateFails: Bool
+        /// The cases a baseline names that now PASS.
+        let resolved: String?
         let findings: [FindingRow]
         let learned: [String]
         let cases: [CaseRow]
 
         init(report: AuditReport, gate: AuditGate) {
             title = "mock-appleid audit: " + report.totalsText
-            version = report.version ?? MockAppleIDVersion.current
+            version = report.version.map { "mock-appleid " + $0 } ?? "an older mock-appleid"
             start = report.start
             signedIn = report.signedIn
-            seconds = report.seconds.map { String(format: "%.1f s", $0) }
+            duration = report.seconds.map { String(format: "%.1f s", $0) }
             failure = nil
             // In the order of the totals' words (`totalsText`); INCONCLUSIVE only when a case is.
             totals = [Verdict.pass, .fail, .warn, .skip, .inconclusive].map { Total(verdict: $0.rawValue, style: $0.style, count: report.count($0)) }
@@ -51,8 +54,11 @@ enum AuditHTML {
             let failing = gate.failing(report)
             gateFails = !failing.isEmpty
             gateLine = failing.isEmpty
-                ? "the audit passes (it fails on \(gate.threshold.rawValue) and worse)"
+                ? "the audit passes (it fails on " + (gate.threshold == .warn ? "FAIL, INCONCLUSIVE or WARN)" : "FAIL or INCONCLUSIVE)")
                 : "the audit fails (exit status 1): " + failing.map(\.id).joined(separator: ", ")
+            let resolvedCases = gate.resolved(report)
+            resolved = resolvedCases.isEmpty ? nil : "now PASS, so the baseline can lose them: "
+                + resolvedCases.map { "\($0.id) (\(gate.baseline[$0.id]?.rawValue ?? ""))" }.joined(separator: ", ")
             findings = (report.findings ?? []).map(FindingRow.init)
             learned = report.learned
             cases = report.cases.map { CaseRow($0, gate: gate) }
@@ -60,14 +66,15 @@ enum AuditHTML {
 
         init(failure message: String, start: String?, signedIn: String?) {
             title = "mock-appleid audit: could not run"
-            version = MockAppleIDVersion.current
+            version = "mock-appleid " + MockAppleIDVersion.current
             self.start = start
             self.signedIn = signedIn
-            seconds = nil
+            duration = nil
             failure = message
             totals = []
             gateLine = "the audit could not run (exit status 2)"
             gateFails = true
+            resolved = nil
             findings = []
             learned = []
             cases = []
@@ -115,7 +122,7 @@ enum AuditHTML {
         let evidence: [String]
         let severity: String?
         let reference: String?
-        let seconds: String?
+        let time: String?
         /// Why the gate does not fail it though its verdict would.
         let accepted: String?
         let failsGate: Bool
@@ -131,7 +138,7 @@ enum AuditHTML {
             evidence = result.evidence
             severity = result.severity?.rawValue
             reference = result.reference
-            seconds = result.seconds.map { String(format: "%.2f s", $0) }
+            time = result.seconds.map { String(format: "%.2f s", $0) }
             accepted = gate.isAccepted(result) ? gate.baseline[result.id].map { "accepted by the baseline (\($0.rawValue) there)" } : nil
             failsGate = gate.fails(result)
         }
@@ -173,8 +180,9 @@ enum AuditHTML {
         </head>
         <body>
         <h1>{{title}}</h1>
-        <p class="note">mock-appleid {{version}}{{#seconds}} · {{.}}{{/seconds}}{{#start}} · sign-in starts at <code>{{.}}</code>{{/start}}{{#signedIn}} · signed-in page <code>{{.}}</code>{{/signedIn}}</p>
+        <p class="note">{{version}}{{#duration}} · {{.}}{{/duration}}{{#start}} · sign-in starts at <code>{{.}}</code>{{/start}}{{#signedIn}} · signed-in page <code>{{.}}</code>{{/signedIn}}</p>
         <p class="gate{{#gateFails}} fails{{/gateFails}}" id="gate">{{gateLine}}</p>
+        {{#resolved}}<p class="note" id="resolved">{{.}}</p>{{/resolved}}
         {{#failure}}<p class="failure" id="failure">{{.}}</p>{{/failure}}
         {{^empty(totals)}}<p class="totals" id="totals">{{#totals}}<span class="{{style}}" data-verdict="{{verdict}}">{{count}} {{verdict}}</span>{{/totals}}</p>{{/empty(totals)}}
         {{^empty(findings)}}
@@ -200,7 +208,7 @@ enum AuditHTML {
         {{^empty(evidence)}}<dt>Evidence</dt><dd><ul class="evidence">{{#evidence}}<li>{{.}}</li>{{/evidence}}</ul></dd>{{/empty(evidence)}}
         {{#severity}}<dt>Severity</dt><dd>{{.}}</dd>{{/severity}}
         {{#reference}}<dt>Reference</dt><dd>{{.}}</dd>{{/reference}}
-        {{#seconds}}<dt>Time</dt><dd>{{.}}</dd>{{/seconds}}
+        {{#time}}<dt>Time</dt><dd>{{.}}</dd>{{/time}}
         {{#accepted}}<dt>Gate</dt><dd>{{.}}</dd>{{/accepted}}
         {{#failsGate}}<dt>Gate</dt><dd>fails the audit</dd>{{/failsGate}}
         </dl>

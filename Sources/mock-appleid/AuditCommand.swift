@@ -85,7 +85,8 @@ struct AuditCommand: AsyncParsableCommand {
             // The files first: a file that cannot be written is said (exit 2) before anything is printed.
             for (path, text) in [(junit, { report.junit(gate: gate) }), (html, { report.html(gate: gate) })] {
                 guard let path else { continue }
-                do { try Data(text().utf8).write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)") }
+                // The reports already written stay as they are: the audit ran.
+                do { try Data(text().utf8).write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)", writingReports: false) }
             }
             print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
             if !gate.failing(report).isEmpty { throw ExitCode(1) }
@@ -164,13 +165,13 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     /// Says why the audit could not run (on standard error; as one JSON object with `--format json`; as one failing
-    /// test in the `--junit` file; as a page in the `--html` file) and exits with status 2.
-    private func fail(_ message: String) -> Never {
+    /// test in the `--junit` file and a page in the `--html` file, unless `writingReports` is false) and exits with status 2.
+    private func fail(_ message: String, writingReports: Bool = true) -> Never {
         let failure = AuditFailure(message)
         FileHandle.standardError.write(Data("Error: \(message.terminalSafe)\n".utf8))
         if format == .json { print(failure.json(start: start, signedIn: signedIn), terminator: "") }
-        if let junit { try? Data(failure.junit.utf8).write(to: URL(fileURLWithPath: junit)) }
-        if let html { try? Data(failure.html(start: start, signedIn: signedIn).utf8).write(to: URL(fileURLWithPath: html)) }
+        if writingReports, let junit { try? Data(failure.junit.utf8).write(to: URL(fileURLWithPath: junit)) }
+        if writingReports, let html { try? Data(failure.html(start: start, signedIn: signedIn).utf8).write(to: URL(fileURLWithPath: html)) }
         Foundation.exit(2)
     }
 }

@@ -235,7 +235,7 @@ def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, nam
     assert port_is_free(port), "the audit's server still listens after it exited"
 
 
-def test_the_html_report_shows_in_chromium_what_the_json_report_says(audits, browser):
+def test_the_html_report_shows_in_chromium_what_the_json_report_says(audits, browser):  # noqa: F811 (the fixture)
     """`--html`: opened in Chromium, the page has the JSON report's totals, gate and every case with its verdict, the
     cases that did not PASS or SKIP unfolded with their evidence; an audit that could not run leaves a page saying why."""
     from selenium.webdriver.common.by import By

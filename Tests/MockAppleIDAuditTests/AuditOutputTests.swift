@@ -60,8 +60,15 @@ struct AuditOutputTests {
         #expect(html.contains(#"<span class="pass" data-verdict="PASS">1 PASS</span><span class="fail" data-verdict="FAIL">1 FAIL</span>"#))
         #expect(html.contains("<li>start: GET /</li>") && html.contains("<code>http://rp/login</code>"))
 
-        let accepted = report.html(gate: AuditGate(baseline: ["id_token.alg_none": .fail]))
-        #expect(accepted.contains("accepted by the baseline (FAIL there)") && accepted.contains(#"<p class="gate" id="gate">the audit passes"#))
+        let accepted = report.html(gate: AuditGate(baseline: ["id_token.alg_none": .fail, "callback.cancel": .warn]))
+        #expect(accepted.contains("accepted by the baseline (FAIL there)"))
+        #expect(accepted.contains(#"<p class="gate" id="gate">the audit passes (it fails on FAIL or INCONCLUSIVE)</p>"#))
+        #expect(accepted.contains(#"<p class="note" id="resolved">now PASS, so the baseline can lose them: callback.cancel (WARN)</p>"#))
+        #expect(html.contains("<p class=\"note\">mock-appleid \(MockAppleIDVersion.current) · 3.0 s") && html.contains("<dd>1.50 s</dd>"))
+        // A case without its time shows none, not the audit's.
+        let older = AuditReport(learned: [], cases: [CaseResult(id: "callback.cancel", verdict: .pass, appleSide: "a", expected: "e",
+                                                                seen: "s", evidence: [])], seconds: 3)
+        #expect(!older.html().contains("<dt>Time</dt>") && older.html().contains("3.0 s"))
 
         let notRun = AuditFailure("the relying party at <http://rp> did not answer").html(start: "http://rp/login", signedIn: nil)
         #expect(notRun.contains(#"<p class="failure" id="failure">the relying party at &lt;http://rp&gt; did not answer</p>"#))
