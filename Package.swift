@@ -172,7 +172,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAppleIDTests",
-            dependencies: ["MockAppleID", "SystemLibcrypto"]
+            // Storage's keepers, for the tests of a world kept in a store (stand-in stores in memory).
+            dependencies: ["MockAppleID", "MockAppleIDStorage", "SystemLibcrypto"]
         ),
         .testTarget(
             name: "MockAppleIDAuditTests",
@@ -181,9 +182,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAppleIDStorageTests",
-            // The core's tests for their fixtures (a provider over the built-in scenario, client secrets, sign-ins).
-            dependencies: ["MockAppleID", "MockAppleIDStorage", "MockAppleIDTests",
-                           .product(name: "SQLiteNIO", package: "sqlite-nio"), .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["MockAppleID", "MockAppleIDStorage", .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "MockAppleIDServerTests",
@@ -209,15 +209,23 @@ let package = Package(
     ]
 )
 
-// The stack floor links every library the targets of mock-appleid's executable use (products, each once), read from
-// those targets so that the two lists cannot drift apart.
-let executableTargets: Set<String> = ["MockAppleID", "MockAppleIDServer", "MockAppleIDStorage", "MockAppleIDTesting", "MockAppleIDAudit", "mock-appleid"]
+// The stack floor links every library mock-appleid's executable links: the products its target and the targets it
+// depends on (and theirs) use, each once, read from those targets so that the two lists cannot drift apart.
 var linkedLibraries: [Target.Dependency] = []
 var seenLibraries: Set<String> = []
-for target in package.targets where executableTargets.contains(target.name) {
+var targetsToRead = ["mock-appleid"]
+var targetsRead: Set<String> = []
+while let name = targetsToRead.popLast() {
+    guard targetsRead.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
     for dependency in target.dependencies {
-        guard case let .productItem(name, packageName, _, _) = dependency, seenLibraries.insert("\(packageName ?? "")/\(name)").inserted else { continue }
-        linkedLibraries.append(dependency)
+        switch dependency {
+        case let .productItem(product, packageName, _, _):
+            if seenLibraries.insert("\(packageName ?? "")/\(product)").inserted { linkedLibraries.append(dependency) }
+        case let .targetItem(dependencyName, _), let .byNameItem(dependencyName, _):
+            targetsToRead.append(dependencyName)
+        @unknown default:
+            break
+        }
     }
 }
 package.targets.first { $0.name == "stack-floor" }?.dependencies = linkedLibraries

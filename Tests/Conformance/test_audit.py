@@ -6,7 +6,6 @@ against Chromium's."""
 import concurrent.futures
 import contextlib
 import json
-import shutil
 import pathlib
 import socket
 import subprocess
@@ -17,8 +16,7 @@ import urllib.request
 import pytest
 
 from server_process import ROOT, binary, serving
-from test_browser import approve_with_keyboard, browser, require_browser  # noqa: F401 (browser is a fixture)
-from test_notifications import wait_for
+from test_browser import browser  # noqa: F401 (a fixture)
 
 RP = pathlib.Path(__file__).with_name("audit_rp.py")
 SOCIAL_CORE_SITE = pathlib.Path(__file__).with_name("social_core_web_rp.py")
@@ -420,41 +418,6 @@ def test_a_taken_port_is_reported():
             result = audit(origin, scenario, port)
     assert result.returncode == 2
     assert f"could not start the mock server on 127.0.0.1:{port}" in result.stderr
-
-
-@pytest.mark.parametrize("cookie, signs_in", [("none", True), ("lax", False), ("unset", True)])
-def test_the_audits_cookie_rules_agree_with_chromium(cookie, signs_in):
-    """For each way the sample marks its state cookie, the honest sign-in succeeds in the audit exactly when it
-    succeeds in Chromium (the relying party on localhost, the server on 127.0.0.1: a cross-site form_post)."""
-    require_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    rp_port = free_port()
-    origin = f"http://localhost:{rp_port}"
-    with tempfile.TemporaryDirectory() as folder:
-        scenario = write_scenario(folder, origin)
-        with serving("--scenario", str(scenario)) as server:
-            server_port = int(server.rsplit(":", 1)[1])
-            with sample_process(server, "--cookie", cookie, host="localhost", port=rp_port):
-                options = webdriver.ChromeOptions()
-                options.binary_location = shutil.which("chromium")
-                for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                    options.add_argument(argument)
-                driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-                try:
-                    driver.set_page_load_timeout(30)
-                    driver.get(f"{origin}/login")
-                    approve_with_keyboard(driver)
-                    page = wait_for(lambda: ("signed in as" in driver.page_source or "refused" in driver.page_source)
-                                    and driver.page_source, "the relying party's answer")
-                finally:
-                    driver.quit()
-        in_chromium = "signed in as" in page
-        # The same relying party, now audited against a server of the audit's own on the same port.
-        with sample_process(f"http://127.0.0.1:{server_port}", "--cookie", cookie, host="localhost", port=rp_port):
-            result = audit(origin, scenario, server_port, "--cases", "callback.cancel")
-    in_audit = result.returncode != 2
-    assert (in_chromium, in_audit) == (signs_in, signs_in), result.stderr
 
 
 # social-core's AppleIdAuth asks for response_type=code and sends no nonce, and the site has no iOS backend or

@@ -1,7 +1,6 @@
 import Foundation
-@testable import MockAppleIDStorage
-@testable import MockAppleIDTests
 import MockAppleID
+import MockAppleIDStorage
 import SQLiteNIO
 import Testing
 
@@ -9,6 +8,13 @@ import Testing
 /// that cannot be used refused with an error naming it.
 @Suite("SQLite state file")
 struct SQLiteStateFileTests {
+    /// A provider over the built-in scenario (renamed by `name`).
+    static func provider(named name: String? = nil) throws -> AppleIDProvider {
+        var scenario = try BuiltInScenario.load()
+        if let name { scenario.name = name }
+        return try AppleIDProvider(scenario: scenario)
+    }
+
     /// A new empty folder for one test's files.
     static func folder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("mock-appleid-state-\(UUID().uuidString)")
@@ -20,12 +26,12 @@ struct SQLiteStateFileTests {
     func inUseAndOtherScenario() async throws {
         let path = try Self.folder().appendingPathComponent("world.sqlite").path
         let file = try await SQLiteStateFile.open(path: path)
-        try await Fixtures.provider().keepState(in: file)
+        try await Self.provider().keepState(in: file)
         let inUse = await #expect(throws: StateStoreError.self) { _ = try await SQLiteStateFile.open(path: path) }
         #expect(inUse?.message == "\(path): is in use by another process (another mock-appleid?)")
         await file.close()
 
-        let other = try Fixtures.provider { $0.name = "checkout-tests" }
+        let other = try Self.provider(named: "checkout-tests")
         let reopened = try await SQLiteStateFile.open(path: path)
         let mismatch = await #expect(throws: StateStoreError.self) { try await other.keepState(in: reopened) }
         #expect(mismatch?.message.hasPrefix("\(path): holds the world of scenario \"default\", not \"checkout-tests\"") == true)
@@ -62,7 +68,7 @@ struct SQLiteStateFileTests {
 
         let damaged = folder.appendingPathComponent("damaged.sqlite").path
         let good = try await SQLiteStateFile.open(path: damaged)
-        try await Fixtures.provider().keepState(in: good)
+        try await Self.provider().keepState(in: good)
         await good.close()
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: damaged))
         try handle.seek(toOffset: 4096 + 8)

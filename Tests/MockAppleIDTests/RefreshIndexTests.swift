@@ -1,7 +1,6 @@
 import Foundation
 @testable import MockAppleID
 @testable import MockAppleIDStorage
-@testable import MockAppleIDTests
 import Testing
 
 /// The cap on refresh tokens per persona and client revokes the oldest, also in a world read back from

@@ -1,13 +1,12 @@
 import Foundation
 @testable import MockAppleID
 @testable import MockAppleIDStorage
-@testable import MockAppleIDTests
 import Synchronization
 import Testing
 
 /// Keeping a world in a ``WorldStore``: which rows each change writes, what a new provider restores
 /// from them, and what happens when the store fails. The store here keeps its rows in a dictionary;
-/// the SQLite state file is exercised by the server tests and end to end.
+/// the SQLite state file is exercised by the storage and server tests and end to end.
 @Suite("state kept in a store")
 struct StateStoreTests {
     /// A store holding its rows in memory, recording each write.

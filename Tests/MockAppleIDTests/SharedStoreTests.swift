@@ -1,7 +1,6 @@
 import Foundation
 @testable import MockAppleID
 @testable import MockAppleIDStorage
-@testable import MockAppleIDTests
 import Synchronization
 import Testing
 
