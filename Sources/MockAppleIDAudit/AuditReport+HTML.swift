@@ -93,7 +93,8 @@ enum AuditHTML {
         let severity: String
         let rootCause: String
         let impact: String
-        let cases: [CaseLink]
+        /// Its cases' ids.
+        let cases: [String]
 
         init(_ finding: Finding) {
             verdict = finding.verdict.rawValue
@@ -101,13 +102,8 @@ enum AuditHTML {
             severity = finding.severity.rawValue
             rootCause = finding.rootCause.rawValue
             impact = finding.impact
-            cases = finding.cases.map(CaseLink.init)
+            cases = finding.cases
         }
-    }
-
-    struct CaseLink {
-        let id: String
-        init(_ id: String) { self.id = id }
     }
 
     struct CaseRow {
@@ -189,7 +185,7 @@ enum AuditHTML {
         <h2>Findings, by the check each case tests</h2>
         <table id="findings">
         <tr><th>Verdict</th><th>Check</th><th>What it lets happen</th><th>Cases</th></tr>
-        {{#findings}}<tr><td class="{{style}}">{{verdict}} ({{severity}})</td><td><code>{{rootCause}}</code></td><td>{{impact}}</td><td>{{#cases}}<a href="#case-{{id}}">{{id}}</a> {{/cases}}</td></tr>
+        {{#findings}}<tr><td class="{{style}}">{{verdict}} ({{severity}})</td><td><code>{{rootCause}}</code></td><td>{{impact}}</td><td>{{#cases}}<a href="#case-{{.}}">{{.}}</a> {{/cases}}</td></tr>
         {{/findings}}
         </table>
         {{/empty(findings)}}
