@@ -16,8 +16,8 @@ struct AuditCommand: AsyncParsableCommand {
         must be configured with, or uses the running server at --server; follows --start in a browser of its own, \
         answers as Apple would, and judges each case by the --signed-in page. Only for relying parties you own or are allowed to test. Exit status: 0 when \
         no case FAILs or is INCONCLUSIVE (or WARNs, with --fail-on warn) but those a --baseline accepts, 1 when one does, 2 when the audit could \
-        not run (then --format json prints an object saying why, --junit writes one failing test saying why, and --html a page saying \
-        why). A line per case goes to standard error as it runs.
+        not run (then --format json prints an object saying why, --json writes it, --junit writes one failing test saying why, and \
+        --html a page saying why). A line per case goes to standard error as it runs.
         """)
 
     @Option(help: "The relying party's sign-in start URL (the link behind its Sign in with Apple button).")
@@ -36,6 +36,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "The persona who signs in (default: jane).") var persona: String?
     @Option(help: "Cases to run: ids or prefixes ending in * (id_token.*,callback.replay). Default: all.") var cases: String?
     @Option(help: "Output: table or json.") var format: OutputFormat = .table
+    @Option(help: "Also write the JSON report (what --format json prints) to this file.") var json: String?
     @Option(help: "Also write a JUnit XML report to this file.") var junit: String?
     @Option(help: "Also write an HTML report to this file: one page with the totals, the findings and every case's evidence.")
     var html: String?
@@ -83,7 +84,7 @@ struct AuditCommand: AsyncParsableCommand {
         case let .failure(failure): fail(failure.description)
         case let .success(report):
             // The files first: a file that cannot be written is said (exit 2) before anything is printed.
-            for (path, text) in [(junit, { report.junit(gate: gate) }), (html, { report.html(gate: gate) })] {
+            for (path, text) in [(json, { report.json(gate: gate) }), (junit, { report.junit(gate: gate) }), (html, { report.html(gate: gate) })] {
                 guard let path else { continue }
                 // The reports already written stay as they are: the audit ran.
                 do { try Data(text().utf8).write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)", writingReports: false) }
@@ -164,12 +165,14 @@ struct AuditCommand: AsyncParsableCommand {
         return outcome
     }
 
-    /// Says why the audit could not run (on standard error; as one JSON object with `--format json`; as one failing
-    /// test in the `--junit` file and a page in the `--html` file, unless `writingReports` is false) and exits with status 2.
+    /// Says why the audit could not run (on standard error; as one JSON object with `--format json` and in the `--json`
+    /// file; as one failing test in the `--junit` file and a page in the `--html` file; no file when `writingReports` is
+    /// false) and exits with status 2.
     private func fail(_ message: String, writingReports: Bool = true) -> Never {
         let failure = AuditFailure(message)
         FileHandle.standardError.write(Data("Error: \(message.terminalSafe)\n".utf8))
         if format == .json { print(failure.json(start: start, signedIn: signedIn), terminator: "") }
+        if writingReports, let json { try? Data(failure.json(start: start, signedIn: signedIn).utf8).write(to: URL(fileURLWithPath: json)) }
         if writingReports, let junit { try? Data(failure.junit.utf8).write(to: URL(fileURLWithPath: junit)) }
         if writingReports, let html { try? Data(failure.html(start: start, signedIn: signedIn).utf8).write(to: URL(fileURLWithPath: html)) }
         Foundation.exit(2)

@@ -10,7 +10,7 @@ nonce it posts; `--tls CERT KEY` serves it over https (and `--cookie by-scheme` 
 
     python audit_rp.py --apple http://127.0.0.1:8080 --key Keys/AuthKey_MOCKKEY001.p8 [--port 0] [--host localhost]
                        [--broken nonce] [--cookie none|lax|unset] [--flow hybrid|code] [--misbehave loop]
-                       [--native-nonce raw|sha256]
+                       [--native-nonce raw|sha256] [--listen 0.0.0.0]
 """
 import argparse
 import base64
@@ -19,6 +19,7 @@ import hmac
 import html
 import http.server
 import json
+import os
 import secrets
 import ssl
 import threading
@@ -316,8 +317,9 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--host", default="127.0.0.1", help="the host name in its own URLs (it listens on 127.0.0.1)")
-    parser.add_argument("--apple", required=True)
+    parser.add_argument("--host", default="127.0.0.1", help="the host name in its own URLs")
+    parser.add_argument("--listen", default="127.0.0.1", help="the address it listens on (0.0.0.0 in a container)")
+    parser.add_argument("--apple", default=os.environ.get("ISSUER_URL"), help="Apple's base URL (default: $ISSUER_URL)")
     parser.add_argument("--key", required=True, help="the developer key (.p8) client secrets are signed with")
     parser.add_argument("--broken", choices=BROKEN_CHECKS)
     parser.add_argument("--cookie", choices=["none", "lax", "unset", "by-scheme"], default="none")
@@ -327,9 +329,11 @@ def main():
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
     parser.add_argument("--native-nonce", choices=["raw", "sha256"], default="raw")
     arguments = parser.parse_args()
+    if not arguments.apple:
+        parser.error("--apple (or $ISSUER_URL) is required")
     with open(arguments.key) as key_file:
         private_key = key_file.read()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), http.server.BaseHTTPRequestHandler)
+    server = http.server.ThreadingHTTPServer((arguments.listen, arguments.port), http.server.BaseHTTPRequestHandler)
     port = server.server_address[1]
     if arguments.tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -154,13 +154,15 @@ def audit_sample_once(name: str):
 
 
 def report_files(folder: str) -> list[str]:
-    """The options that write the JUnit and HTML reports into `folder`."""
-    return ["--junit", str(pathlib.Path(folder) / "audit.xml"), "--html", str(pathlib.Path(folder) / "audit.html")]
+    """The options that write the JSON, JUnit and HTML reports into `folder`."""
+    return ["--json", str(pathlib.Path(folder) / "audit.json"), "--junit", str(pathlib.Path(folder) / "audit.xml"),
+            "--html", str(pathlib.Path(folder) / "audit.html")]
 
 
 def read_reports(folder: str) -> dict:
     """The reports `report_files` asked for, by kind (None for one not written)."""
-    files = {"junit": pathlib.Path(folder) / "audit.xml", "html": pathlib.Path(folder) / "audit.html"}
+    files = {"json": pathlib.Path(folder) / "audit.json", "junit": pathlib.Path(folder) / "audit.xml",
+             "html": pathlib.Path(folder) / "audit.html"}
     return {kind: path.read_text() if path.exists() else None for kind, path in files.items()}
 
 
@@ -214,6 +216,7 @@ def test_each_sample_relying_party_scores_exactly_its_expected_table(audits, nam
     _, not_passing = SAMPLES[name]
     assert result.returncode == (1 if {"FAIL", "INCONCLUSIVE"} & set(not_passing.values()) else 0), result.stderr
     report = json.loads(result.stdout)
+    assert reports["json"] == result.stdout  # --json writes what --format json prints
     seen = [(case["id"], case["verdict"]) for case in report["cases"]]
     assert seen == [(case, not_passing.get(case, "PASS")) for case in listed_cases()]
     assert {"version", "start", "signedIn", "totals", "seconds", "findings", "gate", "learned", "cases"} == set(report)
@@ -322,20 +325,21 @@ def test_the_cases_include_every_documented_id():
 
 
 def test_a_state_cookie_marked_lax_stops_the_audit_with_the_reason():
-    """Exit status 2, the reason on standard error; with --format json one object saying why, and with --junit a file
-    with one failing test saying why, so that a CI job that reads either still learns it."""
+    """Exit status 2, the reason on standard error; with --format json one object saying why (--json writes it), and with
+    --junit a file with one failing test saying why, so that a CI job that reads either still learns it."""
     port = free_port()
     with relying_party(port, "--cookie", "lax") as (origin, scenario), tempfile.TemporaryDirectory() as folder:
         result = audit(origin, scenario, port)
-        junit = pathlib.Path(folder) / "audit.xml"
-        as_json = audit(origin, scenario, port, "--format", "json", "--junit", str(junit))
-        written = junit.read_text()
+        junit, json_file = pathlib.Path(folder) / "audit.xml", pathlib.Path(folder) / "audit.json"
+        as_json = audit(origin, scenario, port, "--format", "json", "--junit", str(junit), "--json", str(json_file))
+        written, json_written = junit.read_text(), json_file.read_text()
     assert result.returncode == 2
     assert "the honest sign-in did not succeed" in result.stderr
     assert "withheld the relying party's cookie rp_auth (SameSite=Lax)" in result.stderr
     assert result.stdout == ""
     assert as_json.returncode == 2
     why = json.loads(as_json.stdout)
+    assert json_written == as_json.stdout
     assert "withheld the relying party's cookie rp_auth (SameSite=Lax)" in why["error"] and why["start"] == f"{origin}/login"
     assert 'tests="1" failures="1"' in written and "withheld the relying party's cookie rp_auth (SameSite=Lax)" in written
 
