@@ -23,6 +23,7 @@ def _linked_libraries(files):
     for file in files:
         listing = subprocess.run(["ldd", str(file)], capture_output=True, text=True).stdout
         for line in listing.splitlines():
+            assert "not found" not in line, f"{file} links a library this machine lacks: {line.strip()}"
             path = next((part for part in line.split() if part.startswith("/")), None)
             if path and os.path.exists(path):
                 libraries.add(path)
@@ -46,7 +47,8 @@ def _build(engine, tag: str, files: dict, packages: list, entrypoint: list, heal
         extensions = list((copied_library / "lib-dynload").glob("*.so"))
         for name in packages:
             found = importlib.util.find_spec(name)
-            assert found is not None and found.origin, f"{name} is not installed for {sys.executable}"
+            assert found is not None, f"{name} is not installed for {sys.executable}"
+            assert found.origin, f"{name} is a namespace package, which this image builder does not copy"
             source = pathlib.Path(found.origin)
             if found.submodule_search_locations:
                 target = root / "rp/packages" / name
