@@ -2,6 +2,7 @@ extension AuditCase {
     private static let idTokenValidation = "OpenID Connect Core 1.0 section 3.1.3.7 (ID token validation); Apple: Verifying a user"
     private static let jwtPractices = "RFC 8725 sections 2.1 and 3.1 (JWT best practices: algorithm choice)"
     private static let hybridValidation = "OpenID Connect Core 1.0 section 3.3.2.11 (hybrid flow: c_hash)"
+    private static let requiredClaims = "OpenID Connect Core 1.0 section 2 (the ID token's REQUIRED claims: iss, sub, aud, exp, iat)"
     private static let stateRule = "RFC 6749 section 10.12 and RFC 9700 section 4.7 (CSRF protection with state)"
 
     /// The case's rule: what Apple's side does, what the relying party must do, and the reference.
@@ -21,6 +22,14 @@ extension AuditCase {
         case .idTokenAlgNone: return refuse("the front-channel id_token says alg none and has no signature", "accept RS256 only", Self.jwtPractices)
         case .idTokenHS256PublicKey: return refuse("the front-channel id_token is HS256, keyed with Apple's public key",
                                                    "accept RS256 only", Self.jwtPractices)
+        case .idTokenAlgNoneMixedCase: return refuse("the front-channel id_token says alg NoNe (none in mixed case) and has no signature",
+                                                     "accept RS256 only", Self.jwtPractices)
+        case .idTokenAlgNoneSigned: return refuse("the front-channel id_token says alg none, and carries a signature that no published key verifies",
+                                                  "accept RS256 only", Self.jwtPractices)
+        case .idTokenCarriesItsOwnKey: return refuse("the front-channel id_token is signed by a key /auth/keys does not publish, under the kid of one that it does, "
+                                                     + "and carries that key in its header (jwk)",
+                                                     "verify with Apple's published key, never a key the token brings", "RFC 8725 section 3.10 (do not trust "
+                                                     + "keys in the header); RFC 7515 section 4.1.3 (jwk)")
         case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
                                                "refuse a token it cannot verify", Self.idTokenValidation)
         case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
@@ -38,6 +47,15 @@ extension AuditCase {
                                              Self.hybridValidation)
         case .idTokenSubjectMismatch: return refuse("the front-channel id_token names another person (sub) than the token endpoint's",
                                                     "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
+        case .idTokenMissingSubject: return refuse("the front-channel id_token has no sub", "require sub", Self.requiredClaims)
+        case .idTokenMissingIssuer: return refuse("the front-channel id_token has no iss", "require iss", Self.requiredClaims)
+        case .idTokenMissingAudience: return refuse("the front-channel id_token has no aud", "require aud", Self.requiredClaims)
+        case .idTokenMissingExpiry: return refuse("the front-channel id_token has no exp", "require exp (a token without one never expires)",
+                                                  Self.requiredClaims)
+        case .idTokenMissingIssuedAt: return refuse("the front-channel id_token has no iat", "require iat", Self.requiredClaims, warning: true)
+        case .idTokenSubjectArray: return refuse("the front-channel id_token's sub is an array: the person's sub and another",
+                                                 "refuse a sub that is not one string", "OpenID Connect Core 1.0 section 2 (sub: a case-sensitive string); "
+                                                 + "RFC 7519 section 4.1.2")
         case .tokenIDTokenSignature: return refuse("/auth/token's id_token has a signature that does not verify", "check the signature",
                                                    Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenForeignKey: return refuse("/auth/token's id_token is signed by a key /auth/keys does not publish, under the kid of one that it does",

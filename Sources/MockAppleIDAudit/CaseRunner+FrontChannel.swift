@@ -22,9 +22,12 @@ extension CaseRunner {
         let fields = delivery.fields.pairs.replacing("id_token", with: forged)
         // A relying party that takes the broken token's person shows that person's sub (or email).
         let otherPerson = auditCase == .idTokenSubjectMismatch ? TokenForgery.claims(of: forged) : nil
-        let observation = await session.observe(fields, of: delivery, attempt: &attempt,
-                                                needles: needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
-                                                                 subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID))
+        var signedInNeedles = needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
+                                      subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID)
+        // A person signed in from a token without a sub shows no sub: where the page shows the sub, its status tells
+        // (unless it answers 2xx to anyone).
+        if auditCase == .idTokenMissingSubject, learned.shows == .subject, !learned.anonymousPageAnswers2xx { signedInNeedles = [] }
+        let observation = await session.observe(fields, of: delivery, attempt: &attempt, needles: signedInNeedles)
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
         var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch)
         if let otherPerson {
@@ -99,6 +102,17 @@ extension CaseRunner {
         case .idTokenSignature: return try forgery.badSignature(claims)
         case .idTokenForeignKey: return try forgery.foreign(claims)
         case .idTokenAlgNone: return forgery.algNone(claims)
+        case .idTokenAlgNoneMixedCase: return try forgery.algNoneMixedCase(claims)
+        case .idTokenAlgNoneSigned: return try forgery.algNoneSigned(claims)
+        case .idTokenCarriesItsOwnKey: return try forgery.carryingItsOwnKey(claims)
+        case .idTokenMissingSubject: return try forgery.signed(claims.setting("sub", nil))
+        case .idTokenMissingIssuer: return try forgery.signed(claims.setting("iss", nil))
+        case .idTokenMissingAudience: return try forgery.signed(claims.setting("aud", nil))
+        case .idTokenMissingExpiry: return try forgery.signed(claims.setting("exp", nil))
+        case .idTokenMissingIssuedAt: return try forgery.signed(claims.setting("iat", nil))
+        case .idTokenSubjectArray:
+            let subject = claims["sub"]?.stringValue ?? ""
+            return try forgery.signed(claims.setting("sub", .array([.string(subject), .string(IdentityTokenClaims.otherSubject(than: subject))])))
         case .idTokenHS256PublicKey: return forgery.hs256WithPublicKey(claims)
         case .idTokenUnknownKid: return try forgery.unknownKid(claims)
         case .idTokenIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))

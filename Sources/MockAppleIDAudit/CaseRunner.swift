@@ -59,9 +59,10 @@ struct CaseRunner: Sendable {
         }
         switch auditCase {
         case .idTokenUnvalidated, .idTokenNonceNotSent: return judgeFrontChannelUse(auditCase)
-        case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer,
-             .idTokenAudience, .idTokenAudienceArray, .idTokenExpired, .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing,
-             .idTokenCodeHash, .idTokenSubjectMismatch:
+        case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenCarriesItsOwnKey,
+             .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer, .idTokenAudience, .idTokenAudienceArray, .idTokenExpired,
+             .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing, .idTokenCodeHash, .idTokenSubjectMismatch, .idTokenMissingSubject,
+             .idTokenMissingIssuer, .idTokenMissingAudience, .idTokenMissingExpiry, .idTokenMissingIssuedAt, .idTokenSubjectArray:
             return try await playFrontChannel(auditCase)
         case .callbackStringBooleans: return try await playStringBooleans()
         case .tokenIDTokenSignature: return try await playTokenFault(.idToken(.badSignature))

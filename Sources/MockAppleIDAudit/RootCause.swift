@@ -2,6 +2,7 @@
 public enum RootCause: String, Sendable, Codable, CaseIterable {
     case signature, algorithm, issuer, audience, expiry
     case issuedAt = "issued_at"
+    case requiredClaims = "required_claims"
     case nonce
     case codeHash = "code_hash"
     case samePerson = "same_person"
@@ -24,6 +25,9 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
         case (.audience, _): return "a token Apple made for another app, or for another audience too, signs someone in to this one"
         case (.expiry, _): return "an expired token, replayed later, signs someone in"
         case (.issuedAt, _): return "a token dated in the future is accepted"
+        case (.requiredClaims, .must): return "a token without a claim that is checked only when present (no exp: it never expires), or with a sub "
+            + "that names more than one person, signs someone in"
+        case (.requiredClaims, .should): return "a token without its issue time (iat) is accepted"
         case (.nonce, .must): return "a token captured from another sign-in can be replayed into this one"
         case (.nonce, .should): return "nothing binds the front-channel token to the sign-in, though nothing reads that token yet"
         case (.codeHash, _): return "a token from another sign-in can be paired with this sign-in's code"
@@ -50,15 +54,17 @@ extension AuditCase {
     /// The check this case tests.
     public var rootCause: RootCause {
         switch self {
-        case .idTokenSignature, .idTokenForeignKey, .idTokenUnknownKid, .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenUnknownKid,
+        case .idTokenSignature, .idTokenForeignKey, .idTokenCarriesItsOwnKey, .idTokenUnknownKid, .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenUnknownKid,
              .nativeSignature, .keysUnreachable:
             return .signature
-        case .idTokenAlgNone, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
+        case .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
         case .idTokenIssuer, .tokenIDTokenIssuer: return .issuer
         case .idTokenAudience, .idTokenAudienceArray, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
             return .audience
         case .idTokenExpired, .tokenIDTokenExpired, .nativeExpired: return .expiry
         case .idTokenIssuedInFuture, .tokenIDTokenIssuedInFuture: return .issuedAt
+        case .idTokenMissingSubject, .idTokenMissingIssuer, .idTokenMissingAudience, .idTokenMissingExpiry, .idTokenMissingIssuedAt, .idTokenSubjectArray:
+            return .requiredClaims
         case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce: return .nonce
         case .idTokenCodeHash: return .codeHash
         case .idTokenSubjectMismatch, .tokenIDTokenSubjectMismatch: return .samePerson

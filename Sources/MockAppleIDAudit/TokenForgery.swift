@@ -25,6 +25,20 @@ struct TokenForgery: Sendable {
     /// `{"alg":"none"}` and no signature.
     func algNone(_ claims: JSONValue) -> String { ForgedJWS.unsigned(payload: claims, kid: appleKey.kid) }
 
+    /// `{"alg":"NoNe"}` and no signature: a verifier that compares `none` case-sensitively but takes any spelling as unsigned.
+    func algNoneMixedCase(_ claims: JSONValue) throws -> String {
+        try ForgedJWS.declaring(algorithm: "NoNe", payload: claims, posingAs: appleKey, foreignSignature: false)
+    }
+
+    /// `{"alg":"none"}` with a signature part that no published key verifies: a verifier that takes `none` as
+    /// unsigned whatever follows it.
+    func algNoneSigned(_ claims: JSONValue) throws -> String {
+        try ForgedJWS.declaring(algorithm: "none", payload: claims, posingAs: appleKey, foreignSignature: true)
+    }
+
+    /// Signed by a key that is not Apple's, under Apple's `kid`, with that key in the header (`jwk`).
+    func carryingItsOwnKey(_ claims: JSONValue) throws -> String { try ForgedJWS.carryingItsOwnKey(payload: claims, posingAs: appleKey) }
+
     /// HS256 whose HMAC key is Apple's public key.
     func hs256WithPublicKey(_ claims: JSONValue) -> String { ForgedJWS.hs256WithPublicKey(payload: claims, key: appleKey) }
 }

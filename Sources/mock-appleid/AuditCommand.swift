@@ -42,7 +42,7 @@ struct AuditCommand: AsyncParsableCommand {
     var html: String?
     @Option(name: .customLong("fail-on"), help: "The least verdict that fails the audit (exit status 1): fail (FAIL and INCONCLUSIVE) or warn (WARN too).")
     var failOn: AuditGate.Threshold = .fail
-    @Option(help: "An earlier audit's JSON report (--format json): its findings are accepted, so only new or worse ones fail the audit.")
+    @Option(help: "An earlier audit's JSON report (--format json or --json): its findings are accepted, so only new or worse ones fail the audit.")
     var baseline: String?
     @Option(help: "The relying party's iOS backend: where its app posts the identity token (audits the native.* cases).")
     var native: String?

@@ -13,7 +13,7 @@ struct AuditPiecesTests {
         #expect(chosen.cases == [.callbackReplay, .keysRotation, .keysUnreachable])
         #expect(chosen.unmatched == ["nothing.here"])
         #expect(Set(AuditCase.allCases.map(\.id)).count == AuditCase.allCases.count)
-        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 16)
+        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 25)
         #expect(AuditCase.selected(by: ["id_token.*"]).cases.allSatisfy { $0.dependsOnFrontChannelUse })
         #expect(AuditCase.allCases.suffix(2) == [.keysRotation, .keysUnreachable])
     }
@@ -39,6 +39,23 @@ struct AuditPiecesTests {
         let none = forgery.algNone(claims).split(separator: ".", omittingEmptySubsequences: false)
         #expect(none.count == 3 && none[2].isEmpty)
         #expect(JSONValue.parse(try #require(Base64URL.decode(none[0])))?["alg"]?.stringValue == "none")
+        let mixedCase = try forgery.algNoneMixedCase(claims).split(separator: ".", omittingEmptySubsequences: false)
+        #expect(mixedCase.count == 3 && mixedCase[2].isEmpty)
+        #expect(JSONValue.parse(try #require(Base64URL.decode(mixedCase[0])))?["alg"]?.stringValue == "NoNe")
+        // `none` followed by a signature part that Apple's key does not verify.
+        let noneSigned = try CompactJWS(compact: try forgery.algNoneSigned(claims))
+        #expect(noneSigned.header["alg"]?.stringValue == "none" && noneSigned.header["kid"]?.stringValue == key.kid)
+        #expect(!noneSigned.signature.isEmpty && !key.isValidSignature(noneSigned.signature, for: noneSigned.signingInput))
+        // Signed by the key the header carries, which is not Apple's, under Apple's kid.
+        let carrying = try CompactJWS(compact: try forgery.carryingItsOwnKey(claims))
+        #expect(carrying.header["kid"]?.stringValue == key.kid && carrying.header["alg"]?.stringValue == "RS256")
+        let carried = try #require(carrying.header["jwk"])
+        #expect(carried["kty"]?.stringValue == "RSA" && carried["n"] != key.publicJWK["n"])
+        #expect(!key.isValidSignature(carrying.signature, for: carrying.signingInput))
+        let carriedKey = try _RSA.Signing.PublicKey(n: try #require(Base64URL.decode(carried["n"]?.stringValue ?? "")),
+                                                    e: try #require(Base64URL.decode(carried["e"]?.stringValue ?? "")))
+        #expect(carriedKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: carrying.signature),
+                                            for: carrying.signingInput, padding: .insecurePKCS1v1_5))
 
         // HS256 keyed with the PEM text of Apple's public key, as a careless verifier would use it.
         let keyFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Keys/signing-\(key.kid).pem")

@@ -3,11 +3,14 @@ import CryptoExtras
 import Foundation
 
 /// Tokens broken in the ways relying parties must refuse, for faults and the RP audit: signed by a key
-/// that is not published, with `alg: none`, or HS256 keyed with the public key.
+/// that is not published (bare, or carrying that key in its header), with `alg: none` (in any spelling, with or
+/// without a signature), or HS256 keyed with the public key.
 public enum ForgedJWS {
     /// `payload` with the header `{"kid":…,"alg":"none"}` and an empty signature.
-    public static func unsigned(payload: JSONValue, kid: String) -> String {
-        segment(.object([("kid", .string(kid)), ("alg", .string("none"))])) + "." + segment(payload) + "."
+    public static func unsigned(payload: JSONValue, kid: String) -> String { unsigned(payload: payload, kid: kid, algorithm: "none") }
+
+    private static func unsigned(payload: JSONValue, kid: String, algorithm: String) -> String {
+        segment(.object([("kid", .string(kid)), ("alg", .string(algorithm))])) + "." + segment(payload) + "."
     }
 
     /// `payload` as HS256 whose HMAC key is `key`'s public key as a careless verifier would take it: the text of
@@ -20,8 +23,34 @@ public enum ForgedJWS {
 
     /// `payload` signed by a key of `key`'s kind that is never published, under `key`'s `kid`.
     public static func signedByUnpublishedKey(payload: JSONValue, posingAs key: SigningKey) throws -> String {
-        let unpublished = try key.algorithm == .rs256 ? unpublishedRSA.get() : unpublishedEC.get()
-        return try JWS.sign(payload: payload, with: unpublished, headerKID: key.kid)
+        try JWS.sign(payload: payload, with: unpublishedKey(like: key), headerKID: key.kid)
+    }
+
+    /// `payload` signed by a never-published key of `key`'s kind, under `key`'s `kid`, with that key's public JWK in the
+    /// header (`jwk`): a verifier that takes the key a token carries accepts it.
+    public static func carryingItsOwnKey(payload: JSONValue, posingAs key: SigningKey) throws -> String {
+        let unpublished = try unpublishedKey(like: key)
+        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue)), ("jwk", unpublished.publicJWK)])
+        return try signed(header: header, payload: payload, by: unpublished)
+    }
+
+    /// `payload` under `key`'s `kid` and a header whose `alg` is `algorithm` (such as `NoNe`), with no signature or,
+    /// `foreignSignature`, the signature of a never-published key of `key`'s kind (a part that is not empty, and
+    /// that no published key verifies).
+    public static func declaring(algorithm: String, payload: JSONValue, posingAs key: SigningKey, foreignSignature: Bool) throws -> String {
+        guard foreignSignature else { return unsigned(payload: payload, kid: key.kid, algorithm: algorithm) }
+        return try signed(header: .object([("kid", .string(key.kid)), ("alg", .string(algorithm))]), payload: payload, by: unpublishedKey(like: key))
+    }
+
+    /// `header` and `payload`, signed by `key` whatever the header says.
+    private static func signed(header: JSONValue, payload: JSONValue, by key: SigningKey) throws -> String {
+        let input = segment(header) + "." + segment(payload)
+        return input + "." + Base64URL.encode(try key.sign(Data(input.utf8)))
+    }
+
+    /// A key of `key`'s kind that is never published.
+    private static func unpublishedKey(like key: SigningKey) throws -> SigningKey {
+        try key.algorithm == .rs256 ? unpublishedRSA.get() : unpublishedEC.get()
     }
 
     /// Made once, when first needed (an RSA key takes a moment to generate).
