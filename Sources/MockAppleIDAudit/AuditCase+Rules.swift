@@ -28,8 +28,8 @@ extension AuditCase {
                                                   "accept RS256 only", Self.jwtPractices)
         case .idTokenCarriesItsOwnKey: return refuse("the front-channel id_token is signed by a key /auth/keys does not publish, under the kid of one that it does, "
                                                      + "and carries that key in its header (jwk)",
-                                                     "verify with Apple's published key, never a key the token brings", "RFC 8725 section 3.10 (do not trust "
-                                                     + "keys in the header); RFC 7515 section 4.1.3 (jwk)")
+                                                     "verify with Apple's published key, never a key the token brings", "RFC 7515 sections 4.1.3 (jwk) and 10.3 "
+                                                     + "(key origin authentication)")
         case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
                                                "refuse a token it cannot verify", Self.idTokenValidation)
         case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
@@ -47,7 +47,8 @@ extension AuditCase {
                                              Self.hybridValidation)
         case .idTokenSubjectMismatch: return refuse("the front-channel id_token names another person (sub) than the token endpoint's",
                                                     "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
-        case .idTokenMissingSubject: return refuse("the front-channel id_token has no sub", "require sub", Self.requiredClaims)
+        case .idTokenMissingSubject: return refuse("the front-channel id_token has no sub", "require sub (where the signed-in page shows the sub, "
+                                                   + "its status tells whether someone was signed in)", Self.requiredClaims)
         case .idTokenMissingIssuer: return refuse("the front-channel id_token has no iss", "require iss", Self.requiredClaims)
         case .idTokenMissingAudience: return refuse("the front-channel id_token has no aud", "require aud", Self.requiredClaims)
         case .idTokenMissingExpiry: return refuse("the front-channel id_token has no exp", "require exp (a token without one never expires)",

@@ -24,9 +24,18 @@ extension CaseRunner {
         let otherPerson = auditCase == .idTokenSubjectMismatch ? TokenForgery.claims(of: forged) : nil
         var signedInNeedles = needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
                                       subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID)
-        // A person signed in from a token without a sub shows no sub: where the page shows the sub, its status tells
-        // (unless it answers 2xx to anyone).
-        if auditCase == .idTokenMissingSubject, learned.shows == .subject, !learned.anonymousPageAnswers2xx { signedInNeedles = [] }
+        // A person signed in from a token without a sub shows no sub: where the page shows the sub, its email tells, or
+        // else its status (which cannot, when the page answers 2xx to anyone).
+        if auditCase == .idTokenMissingSubject, learned.shows == .subject {
+            if learned.showsEmail, let email = sharedEmail() {
+                signedInNeedles = [email]
+            } else if learned.anonymousPageAnswers2xx {
+                return .skipped("the signed-in page shows the sub, no email, and answers 2xx to a browser with no session: a sign-in "
+                                + "without a sub cannot be told")
+            } else {
+                signedInNeedles = []
+            }
+        }
         let observation = await session.observe(fields, of: delivery, attempt: &attempt, needles: signedInNeedles)
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
         var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch)

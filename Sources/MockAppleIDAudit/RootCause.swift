@@ -2,7 +2,7 @@
 public enum RootCause: String, Sendable, Codable, CaseIterable {
     case signature, algorithm, issuer, audience, expiry
     case issuedAt = "issued_at"
-    case requiredClaims = "required_claims"
+    case subject
     case nonce
     case codeHash = "code_hash"
     case samePerson = "same_person"
@@ -21,13 +21,12 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
         case (.signature, .should): return "the token endpoint's token is trusted without its signature (TLS stands in for it; no token from elsewhere was trusted)"
         case (.algorithm, .must): return "a token with alg none, or keyed with Apple's public key as an HMAC secret, signs someone in"
         case (.algorithm, .should): return "the token endpoint's token is trusted under any algorithm (TLS stands in for it)"
-        case (.issuer, _): return "a token another issuer made is taken as Apple's"
-        case (.audience, _): return "a token Apple made for another app, or for another audience too, signs someone in to this one"
-        case (.expiry, _): return "an expired token, replayed later, signs someone in"
-        case (.issuedAt, _): return "a token dated in the future is accepted"
-        case (.requiredClaims, .must): return "a token without a claim that is checked only when present (no exp: it never expires), or with a sub "
-            + "that names more than one person, signs someone in"
-        case (.requiredClaims, .should): return "a token without its issue time (iat) is accepted"
+        case (.issuer, _): return "a token another issuer made, or one that names no issuer, is taken as Apple's"
+        case (.audience, _): return "a token Apple made for another app, for another audience too, or for no audience, signs someone in to this one"
+        case (.expiry, _): return "an expired token, or one that never expires (no exp), replayed later, signs someone in"
+        case (.issuedAt, _): return "a token dated in the future, or with no issue time, is accepted"
+        case (.subject, .must): return "a token that names no one (no sub), or more than one person (sub as an array), signs someone in"
+        case (.subject, .should): return "a token that names no one, or more than one person, is refused only after its code was used"
         case (.nonce, .must): return "a token captured from another sign-in can be replayed into this one"
         case (.nonce, .should): return "nothing binds the front-channel token to the sign-in, though nothing reads that token yet"
         case (.codeHash, _): return "a token from another sign-in can be paired with this sign-in's code"
@@ -58,13 +57,12 @@ extension AuditCase {
              .nativeSignature, .keysUnreachable:
             return .signature
         case .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
-        case .idTokenIssuer, .tokenIDTokenIssuer: return .issuer
-        case .idTokenAudience, .idTokenAudienceArray, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
+        case .idTokenIssuer, .idTokenMissingIssuer, .tokenIDTokenIssuer: return .issuer
+        case .idTokenAudience, .idTokenAudienceArray, .idTokenMissingAudience, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
             return .audience
-        case .idTokenExpired, .tokenIDTokenExpired, .nativeExpired: return .expiry
-        case .idTokenIssuedInFuture, .tokenIDTokenIssuedInFuture: return .issuedAt
-        case .idTokenMissingSubject, .idTokenMissingIssuer, .idTokenMissingAudience, .idTokenMissingExpiry, .idTokenMissingIssuedAt, .idTokenSubjectArray:
-            return .requiredClaims
+        case .idTokenExpired, .idTokenMissingExpiry, .tokenIDTokenExpired, .nativeExpired: return .expiry
+        case .idTokenIssuedInFuture, .idTokenMissingIssuedAt, .tokenIDTokenIssuedInFuture: return .issuedAt
+        case .idTokenMissingSubject, .idTokenSubjectArray: return .subject
         case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce: return .nonce
         case .idTokenCodeHash: return .codeHash
         case .idTokenSubjectMismatch, .tokenIDTokenSubjectMismatch: return .samePerson

@@ -27,10 +27,13 @@ public enum ForgedJWS {
     }
 
     /// `payload` signed by a never-published key of `key`'s kind, under `key`'s `kid`, with that key's public JWK in the
-    /// header (`jwk`): a verifier that takes the key a token carries accepts it.
+    /// header (`jwk`, with no `kid` of its own to tell it from the one the header names): a verifier that takes the key a
+    /// token carries accepts it.
     public static func carryingItsOwnKey(payload: JSONValue, posingAs key: SigningKey) throws -> String {
         let unpublished = try unpublishedKey(like: key)
-        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue)), ("jwk", unpublished.publicJWK)])
+        guard case let .object(members) = unpublished.publicJWK else { return try signed(header: .object([]), payload: payload, by: unpublished) }
+        let carried = JSONValue.object(members.filter { $0.0 != "kid" })
+        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue)), ("jwk", carried)])
         return try signed(header: header, payload: payload, by: unpublished)
     }
 
