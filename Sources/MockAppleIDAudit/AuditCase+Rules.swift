@@ -3,6 +3,7 @@ extension AuditCase {
     private static let jwtPractices = "RFC 8725 sections 2.1 and 3.1 (JWT best practices: algorithm choice)"
     private static let hybridValidation = "OpenID Connect Core 1.0 section 3.3.2.11 (hybrid flow: c_hash)"
     private static let requiredClaims = "OpenID Connect Core 1.0 section 2 (the ID token's REQUIRED claims: iss, sub, aud, exp, iat)"
+    private static let subjectString = "OpenID Connect Core 1.0 section 2 (sub: a case-sensitive string); RFC 7519 section 4.1.2"
     private static let stateRule = "RFC 6749 section 10.12 and RFC 9700 section 4.7 (CSRF protection with state)"
 
     /// The case's rule: what Apple's side does, what the relying party must do, and the reference.
@@ -47,16 +48,14 @@ extension AuditCase {
                                              Self.hybridValidation)
         case .idTokenSubjectMismatch: return refuse("the front-channel id_token names another person (sub) than the token endpoint's",
                                                     "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
-        case .idTokenMissingSubject: return refuse("the front-channel id_token has no sub", "require sub (where the signed-in page shows the sub, "
-                                                   + "its status tells whether someone was signed in)", Self.requiredClaims)
-        case .idTokenMissingIssuer: return refuse("the front-channel id_token has no iss", "require iss", Self.requiredClaims)
-        case .idTokenMissingAudience: return refuse("the front-channel id_token has no aud", "require aud", Self.requiredClaims)
-        case .idTokenMissingExpiry: return refuse("the front-channel id_token has no exp", "require exp (a token without one never expires)",
-                                                  Self.requiredClaims)
-        case .idTokenMissingIssuedAt: return refuse("the front-channel id_token has no iat", "require iat", Self.requiredClaims, warning: true)
-        case .idTokenSubjectArray: return refuse("the front-channel id_token's sub is an array: the person's sub and another",
-                                                 "refuse a sub that is not one string", "OpenID Connect Core 1.0 section 2 (sub: a case-sensitive string); "
-                                                 + "RFC 7519 section 4.1.2")
+        case .idTokenMissingSubject, .tokenIDTokenMissingSubject:
+            return missing("sub", "require sub (a person signed in without one shows none: the signed-in page's email, or else its status, tells)")
+        case .idTokenMissingIssuer, .tokenIDTokenMissingIssuer: return missing("iss", "require iss")
+        case .idTokenMissingAudience, .tokenIDTokenMissingAudience: return missing("aud", "require aud")
+        case .idTokenMissingExpiry, .tokenIDTokenMissingExpiry: return missing("exp", "require exp (a token without one never expires)")
+        case .idTokenMissingIssuedAt, .tokenIDTokenMissingIssuedAt: return missing("iat", "require iat", warning: true)
+        case .idTokenSubjectArray, .tokenIDTokenSubjectArray:
+            return refuse("\(tokenName)'s sub is an array: the person's sub and another", "refuse a sub that is not one string", Self.subjectString)
         case .tokenIDTokenSignature: return refuse("/auth/token's id_token has a signature that does not verify", "check the signature",
                                                    Self.tokenEndpointGrading, warning: true)
         case .tokenIDTokenForeignKey: return refuse("/auth/token's id_token is signed by a key /auth/keys does not publish, under the kid of one that it does",
@@ -141,6 +140,14 @@ extension AuditCase {
     private static let userJSON = "Apple: Incorporating Sign in with Apple into other platforms (the user object)"
     private static let tokenErrors = "Apple: Generate and validate tokens (error responses)"
     private static let tokenEndpointGrading = "OpenID Connect Core 1.0 section 3.1.3.7 (TLS may stand in for the signature of a token fetched directly)"
+
+    /// The token a case breaks, as its rule names it.
+    private var tokenName: String { id.hasPrefix("id_token.") ? "the front-channel id_token" : "/auth/token's id_token" }
+
+    /// A case whose token lacks `claim`, which OpenID Connect requires.
+    private func missing(_ claim: String, _ must: String, warning: Bool = false) -> Rule {
+        refuse("\(tokenName) has no \(claim)", must, Self.requiredClaims, warning: warning)
+    }
 
     private func refuse(_ apple: String, _ must: String, _ reference: String, warning: Bool = false) -> Rule {
         Rule(appleSide: apple, expectation: .refuse, rpMust: must, missIsWarning: warning, reference: reference)

@@ -45,6 +45,12 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case tokenIDTokenNonce = "token_id_token.nonce"
     case tokenIDTokenNonceMissing = "token_id_token.nonce_missing"
     case tokenIDTokenSubjectMismatch = "token_id_token.sub_mismatch"
+    case tokenIDTokenMissingSubject = "token_id_token.missing_sub"
+    case tokenIDTokenMissingIssuer = "token_id_token.missing_iss"
+    case tokenIDTokenMissingAudience = "token_id_token.missing_aud"
+    case tokenIDTokenMissingExpiry = "token_id_token.missing_exp"
+    case tokenIDTokenMissingIssuedAt = "token_id_token.missing_iat"
+    case tokenIDTokenSubjectArray = "token_id_token.sub_array"
     // Apple's form_post to the return URL.
     case callbackStateMissing = "callback.state_missing"
     case callbackStateWrong = "callback.state_wrong"

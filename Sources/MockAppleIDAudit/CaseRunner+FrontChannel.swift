@@ -11,6 +11,12 @@ extension CaseRunner {
         if auditCase == .idTokenNonce || auditCase == .idTokenNonceMissing, attempt.nonce == nil {
             return .skipped("the relying party sends no nonce, so there is none to check (id_token.nonce_not_sent)")
         }
+        // A person signed in from a token without a sub shows none.
+        var subjectlessNeedles: [String]?
+        if auditCase == .idTokenMissingSubject {
+            guard let withoutSubject = needlesWithoutSubject() else { return .skipped(Self.subjectlessSignInUntold) }
+            subjectlessNeedles = withoutSubject
+        }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         guard let token = delivery["id_token"], let claims = TokenForgery.claims(of: token) else {
             return .skipped("Apple's side sent no identity token with the code")
@@ -22,20 +28,8 @@ extension CaseRunner {
         let fields = delivery.fields.pairs.replacing("id_token", with: forged)
         // A relying party that takes the broken token's person shows that person's sub (or email).
         let otherPerson = auditCase == .idTokenSubjectMismatch ? TokenForgery.claims(of: forged) : nil
-        var signedInNeedles = needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
-                                      subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID)
-        // A person signed in from a token without a sub shows no sub: where the page shows the sub, its email tells, or
-        // else its status (which cannot, when the page answers 2xx to anyone).
-        if auditCase == .idTokenMissingSubject, learned.shows == .subject {
-            if learned.showsEmail, let email = sharedEmail() {
-                signedInNeedles = [email]
-            } else if learned.anonymousPageAnswers2xx {
-                return .skipped("the signed-in page shows the sub, no email, and answers 2xx to a browser with no session: a sign-in "
-                                + "without a sub cannot be told")
-            } else {
-                signedInNeedles = []
-            }
-        }
+        let signedInNeedles = subjectlessNeedles ?? needles(emails: [sharedEmail(), otherPerson?["email"]?.stringValue],
+                                                            subjects: [otherPerson?["sub"]?.stringValue].compactMap { $0 }, clientID: attempt.clientID)
         let observation = await session.observe(fields, of: delivery, attempt: &attempt, needles: signedInNeedles)
         // Finding that the two tokens name different people needs the code exchange, so it proves nothing there.
         var played = Played(observation: observation, exchangeIsCaution: auditCase != .idTokenSubjectMismatch)

@@ -78,6 +78,12 @@ struct CaseRunner: Sendable {
         case .tokenIDTokenAudienceArray: return try await playTokenFault(.idToken(.audienceArray))
         case .tokenIDTokenNonce: return try await playTokenFault(.idToken(.wrongNonce), needsNonce: true)
         case .tokenIDTokenSubjectMismatch: return try await playTokenFault(.idToken(.otherSubject), needsFrontChannel: true)
+        case .tokenIDTokenMissingSubject: return try await playTokenFault(.idToken(.noSubject))
+        case .tokenIDTokenMissingIssuer: return try await playTokenFault(.idToken(.noIssuer))
+        case .tokenIDTokenMissingAudience: return try await playTokenFault(.idToken(.noAudience))
+        case .tokenIDTokenMissingExpiry: return try await playTokenFault(.idToken(.noExpiry))
+        case .tokenIDTokenMissingIssuedAt: return try await playTokenFault(.idToken(.noIssuedAt))
+        case .tokenIDTokenSubjectArray: return try await playTokenFault(.idToken(.subjectArray))
         case .tokenInvalidGrant: return try await playTokenFault(.tokenError(.invalidGrant))
         case .tokenServerError: return try await playTokenFault(.tokenServerError(status: 503))
         case .tokenSlow: return try await playTokenFault(.tokenDelay(seconds: 10), timeout: .seconds(60))
@@ -111,6 +117,19 @@ struct CaseRunner: Sendable {
         }
     }
 
+    /// What tells that a token without a `sub` signed someone in, which shows no `sub`: the person's email where the
+    /// signed-in page shows it, else the page's status (no needle); nil when neither can (the page shows the sub only,
+    /// and answers 2xx to a browser with no session).
+    func needlesWithoutSubject() -> [String]? {
+        if learned.shows == .nothing { return [] }
+        if learned.showsEmail, let email = sharedEmail() { return [email] }
+        return learned.anonymousPageAnswers2xx ? nil : []
+    }
+
+    /// Why a case whose token has no `sub` is skipped when ``needlesWithoutSubject()`` is nil.
+    static let subjectlessSignInUntold = "the signed-in page shows the sub, no email, and answers 2xx to a browser with no session: a sign-in "
+        + "without a sub cannot be told"
+
     /// The email Apple's side gives `persona` for `clientID` when they share it.
     func sharedEmail(of persona: String? = nil) -> String? { apple.provider.persona(persona ?? self.persona)?.email }
 
@@ -124,15 +143,21 @@ struct CaseRunner: Sendable {
         if needsFrontChannel, !attempt.sendsFrontChannelToken {
             return .skipped("the relying party asks for response_type=code: no front-channel token names the person otherwise")
         }
+        // A person signed in from a token without a sub shows none.
+        var subjectlessNeedles: [String]?
+        if fault == .idToken(.noSubject) {
+            guard let withoutSubject = needlesWithoutSubject() else { return .skipped(Self.subjectlessSignInUntold) }
+            subjectlessNeedles = withoutSubject
+        }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         // Every exchange in the case gets the fault, so a relying party that retries meets it again.
         apple.queue(fault, clientID: attempt.clientID, count: nil)
         let subjects = fault == .idToken(.otherSubject)
             ? [apple.subject(persona: persona, clientID: attempt.clientID).map(IdentityTokenClaims.otherSubject(than:))].compactMap { $0 } : []
+        let signedInNeedles = subjectlessNeedles ?? needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID)
         var answersWithin: TimeInterval?
         if case let .tokenDelay(seconds) = fault { answersWithin = seconds }
-        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
-                                                needles: needles(emails: [sharedEmail()], subjects: subjects, clientID: attempt.clientID),
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needles: signedInNeedles,
                                                 timeout: timeout, answersWithin: answersWithin)
         return .played(Played(observation: observation))
     }

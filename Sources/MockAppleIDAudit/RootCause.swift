@@ -57,12 +57,12 @@ extension AuditCase {
              .nativeSignature, .keysUnreachable:
             return .signature
         case .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
-        case .idTokenIssuer, .idTokenMissingIssuer, .tokenIDTokenIssuer: return .issuer
-        case .idTokenAudience, .idTokenAudienceArray, .idTokenMissingAudience, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
+        case .idTokenIssuer, .idTokenMissingIssuer, .tokenIDTokenIssuer, .tokenIDTokenMissingIssuer: return .issuer
+        case .idTokenAudience, .idTokenAudienceArray, .idTokenMissingAudience, .tokenIDTokenAudience, .tokenIDTokenMissingAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
             return .audience
-        case .idTokenExpired, .idTokenMissingExpiry, .tokenIDTokenExpired, .nativeExpired: return .expiry
-        case .idTokenIssuedInFuture, .idTokenMissingIssuedAt, .tokenIDTokenIssuedInFuture: return .issuedAt
-        case .idTokenMissingSubject, .idTokenSubjectArray: return .subject
+        case .idTokenExpired, .idTokenMissingExpiry, .tokenIDTokenExpired, .tokenIDTokenMissingExpiry, .nativeExpired: return .expiry
+        case .idTokenIssuedInFuture, .idTokenMissingIssuedAt, .tokenIDTokenIssuedInFuture, .tokenIDTokenMissingIssuedAt: return .issuedAt
+        case .idTokenMissingSubject, .idTokenSubjectArray, .tokenIDTokenMissingSubject, .tokenIDTokenSubjectArray: return .subject
         case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce: return .nonce
         case .idTokenCodeHash: return .codeHash
         case .idTokenSubjectMismatch, .tokenIDTokenSubjectMismatch: return .samePerson

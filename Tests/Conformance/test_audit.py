@@ -55,13 +55,13 @@ SAMPLES = {
     # It takes the user JSON's email when the token has none (no case saw it before: every verdict was PASS).
     "trusts-user-email-when-the-token-has-none": (["--broken", "user_email_fallback"], {"callback.user_email_only": "FAIL"}),
     # Decoding without the signature, it also checks exp and iat only where they are (PyJWT requires no claim unless told):
-    # a token without exp or iat signs in. A token without sub, or with an array, breaks its own same-person check after
+    # a token without exp or iat signs in, from either channel. A token without sub, or with an array, breaks its own same-person check after
     # it exchanged the code.
     "no-signature-check": (["--broken", "signature"], {
         "id_token.signature": "FAIL", "id_token.foreign_key": "FAIL", "id_token.alg_none": "FAIL",
         "id_token.hs256_public_key": "FAIL", "id_token.alg_none_case": "FAIL", "id_token.alg_none_signed": "FAIL",
         "id_token.jwk_header": "FAIL", "id_token.unknown_kid": "FAIL", "id_token.missing_sub": "WARN", "id_token.missing_exp": "FAIL",
-        "id_token.missing_iat": "WARN", "id_token.sub_array": "WARN",
+        "id_token.missing_iat": "WARN", "id_token.sub_array": "WARN", "token_id_token.missing_exp": "FAIL", "token_id_token.missing_iat": "WARN",
         "token_id_token.signature": "WARN", "token_id_token.foreign_key": "WARN", "token_id_token.alg_none": "WARN",
         "token_id_token.hs256_public_key": "WARN", "token_id_token.unknown_kid": "WARN", "keys.unreachable": "FAIL"}),
     # It takes "none" as unsigned whatever follows, but compares it case-sensitively (NoNe goes to RS256 and is refused).
@@ -441,7 +441,7 @@ def test_a_taken_port_is_reported():
 SOCIAL_CORE_NOT_PASSING = {
     **{case: "SKIP" for case in FRONT_CHANNEL_USE + FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
     **{case: "SKIP" for case in ("token_id_token.nonce", "token_id_token.nonce_missing", "token_id_token.sub_mismatch")},
-    "token_id_token.aud_array": "FAIL",
+    "token_id_token.aud_array": "FAIL", "token_id_token.missing_exp": "FAIL", "token_id_token.missing_iat": "WARN",
 }
 
 

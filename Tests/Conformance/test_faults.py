@@ -37,6 +37,14 @@ PYJWT_REACTIONS = {
     "id-token-hs256-public-key": (jwt.InvalidAlgorithmError, None),
     # PyJWT takes an aud array that contains the client unless told to be strict.
     "id-token-audience-array": (jwt.InvalidAudienceError, {"strict_aud": False}),
+    # PyJWT (2.10 and later) requires sub to be a string; the token then names no one person, so it is not relaxed.
+    "id-token-subject-array": (jwt.exceptions.InvalidSubjectError, None),
+    # A claim the RP requires is missing; without sub the token names no one.
+    "id-token-no-subject": (jwt.MissingRequiredClaimError, None),
+    "id-token-no-issuer": (jwt.MissingRequiredClaimError, {"verify_iss": False, "require": ["aud", "exp", "iat", "sub"]}),
+    "id-token-no-audience": (jwt.MissingRequiredClaimError, {"verify_aud": False, "require": ["iss", "exp", "iat", "sub"]}),
+    "id-token-no-expiry": (jwt.MissingRequiredClaimError, {"require": ["iss", "aud", "iat", "sub"]}),
+    "id-token-no-issued-at": (jwt.MissingRequiredClaimError, {"require": ["iss", "aud", "exp", "sub"]}),
 }
 
 

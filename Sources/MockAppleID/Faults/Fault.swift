@@ -43,6 +43,18 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case audienceArray
         /// `sub` names another user than the one who signed in.
         case otherSubject
+        /// `sub` is an array: the user who signed in and another.
+        case subjectArray
+        /// No `sub` claim.
+        case noSubject
+        /// No `iss` claim.
+        case noIssuer
+        /// No `aud` claim.
+        case noAudience
+        /// No `exp` claim: a token that never expires.
+        case noExpiry
+        /// No `iat` claim.
+        case noIssuedAt
         /// Signed by a key `/auth/keys` does not publish, under the `kid` of one it does.
         case foreignKey
         /// `alg: none` and no signature, and no `at_hash` (so that only a check of the algorithm refuses it).

@@ -91,6 +91,20 @@ extension Fault {
 }
 
 extension Fault.IdentityTokenFault {
+    /// The claim the fault leaves out of the token, if it is one that does.
+    public var omittedClaim: String? {
+        switch self {
+        case .noSubject: return "sub"
+        case .noIssuer: return "iss"
+        case .noAudience: return "aud"
+        case .noExpiry: return "exp"
+        case .noIssuedAt: return "iat"
+        case .expired, .notYetValid, .wrongIssuer, .wrongAudience, .unknownKid, .badSignature, .noNonce, .wrongNonce, .audienceArray,
+             .otherSubject, .subjectArray, .foreignKey, .algNone, .hs256PublicKey, .stringBooleans:
+            return nil
+        }
+    }
+
     /// `id-token-expired`, `id-token-not-yet-valid`, …
     public var specName: String {
         switch self {
@@ -104,6 +118,12 @@ extension Fault.IdentityTokenFault {
         case .wrongNonce: return "id-token-wrong-nonce"
         case .audienceArray: return "id-token-audience-array"
         case .otherSubject: return "id-token-other-subject"
+        case .subjectArray: return "id-token-subject-array"
+        case .noSubject: return "id-token-no-subject"
+        case .noIssuer: return "id-token-no-issuer"
+        case .noAudience: return "id-token-no-audience"
+        case .noExpiry: return "id-token-no-expiry"
+        case .noIssuedAt: return "id-token-no-issued-at"
         case .foreignKey: return "id-token-foreign-key"
         case .algNone: return "id-token-alg-none"
         case .hs256PublicKey: return "id-token-hs256-public-key"

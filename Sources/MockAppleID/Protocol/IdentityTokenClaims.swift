@@ -23,8 +23,8 @@ public struct IdentityTokenClaims: Sendable {
     }
 
     /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose (expired, not yet valid,
-    /// wrong `iss`, `aud`, `nonce` or `sub`, no `nonce`; `alg: none` drops `at_hash`; the other signature faults leave
-    /// them alone), or gives Apple's string booleans.
+    /// wrong `iss`, `aud`, `nonce` or `sub`, `sub` as an array, no `nonce`, `sub`, `iss`, `aud`, `exp` or `iat`;
+    /// `alg: none` drops `at_hash`; the other signature faults leave them alone), or gives Apple's string booleans.
     public func claims(for identity: SignedInIdentity, grant: Grant, now: Date, fault: Fault.IdentityTokenFault? = nil) -> JSONValue {
         let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
         var issuedAt = seconds(now)
@@ -43,8 +43,9 @@ public struct IdentityTokenClaims: Sendable {
         claims += [
             ("exp", .int(issuedAt &+ lifetime)),
             ("iat", .int(issuedAt)),
-            ("sub", .string(fault == .otherSubject ? Self.otherSubject(than: identity.subject) : identity.subject)),
+            ("sub", subject(identity.subject, fault: fault)),
         ]
+        if let omitted = fault?.omittedClaim { claims.removeAll { $0.0 == omitted } }
         let keepNonce = fault != .noNonce
         let broken: (String) -> String = { fault == .wrongNonce ? Self.wrongNoncePrefix + $0 : $0 }
         switch grant {
@@ -92,6 +93,14 @@ public struct IdentityTokenClaims: Sendable {
         case .wrongAudience: return .string(clientID + Self.wrongAudienceSuffix)
         case .audienceArray: return .array([.string(clientID), .string(Self.otherAudience)])
         default: return .string(clientID)
+        }
+    }
+
+    private func subject(_ subject: String, fault: Fault.IdentityTokenFault?) -> JSONValue {
+        switch fault {
+        case .otherSubject: return .string(Self.otherSubject(than: subject))
+        case .subjectArray: return .array([.string(subject), .string(Self.otherSubject(than: subject))])
+        default: return .string(subject)
         }
     }
 
