@@ -49,7 +49,7 @@ extension AuditCase {
         case .idTokenSubjectMismatch: return refuse("the front-channel id_token names another person (sub) than the token endpoint's",
                                                     "check that both tokens name the same sub", "OpenID Connect Core 1.0 section 3.3.3.6 (hybrid flow: same iss and sub)")
         case .idTokenMissingSubject, .tokenIDTokenMissingSubject:
-            return missing("sub", "require sub (a person signed in without one shows none: the signed-in page's email, or else its status, tells)")
+            return missing("sub", "require sub (a person signed in without one shows none: the signed-in page's status, or else its email, tells)")
         case .idTokenMissingIssuer, .tokenIDTokenMissingIssuer: return missing("iss", "require iss")
         case .idTokenMissingAudience, .tokenIDTokenMissingAudience: return missing("aud", "require aud")
         case .idTokenMissingExpiry, .tokenIDTokenMissingExpiry: return missing("exp", "require exp (a token without one never expires)")

@@ -4,18 +4,18 @@ import MockAppleID
 extension CaseRunner {
     /// The identity token delivered with the code, broken one way, signed again as the case needs.
     func playFrontChannel(_ auditCase: AuditCase) async throws(AuditFailure) -> Outcome {
+        // A person signed in from a token without a sub shows none.
+        var subjectlessNeedles: [String]?
+        if auditCase == .idTokenMissingSubject {
+            guard let withoutSubject = needlesWithoutSubject() else { return .skipped(Self.subjectlessSignInUntold) }
+            subjectlessNeedles = withoutSubject
+        }
         var attempt = try await firstSignIn()
         guard attempt.sendsFrontChannelToken else {
             return .skipped("the relying party asks for response_type=code: no identity token comes with the code")
         }
         if auditCase == .idTokenNonce || auditCase == .idTokenNonceMissing, attempt.nonce == nil {
             return .skipped("the relying party sends no nonce, so there is none to check (id_token.nonce_not_sent)")
-        }
-        // A person signed in from a token without a sub shows none.
-        var subjectlessNeedles: [String]?
-        if auditCase == .idTokenMissingSubject {
-            guard let withoutSubject = needlesWithoutSubject() else { return .skipped(Self.subjectlessSignInUntold) }
-            subjectlessNeedles = withoutSubject
         }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         guard let token = delivery["id_token"], let claims = TokenForgery.claims(of: token) else {

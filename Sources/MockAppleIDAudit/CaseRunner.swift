@@ -117,17 +117,17 @@ struct CaseRunner: Sendable {
         }
     }
 
-    /// What tells that a token without a `sub` signed someone in, which shows no `sub`: the person's email where the
-    /// signed-in page shows it, else the page's status (no needle); nil when neither can (the page shows the sub only,
-    /// and answers 2xx to a browser with no session).
+    /// What tells that a token without a `sub` signed someone in, which shows no `sub`: the signed-in page's status (no
+    /// needle) where it refuses a browser with no session, else the person's email where the page shows it; nil when
+    /// neither can.
     func needlesWithoutSubject() -> [String]? {
-        if learned.shows == .nothing { return [] }
+        if learned.shows == .nothing || !learned.anonymousPageAnswers2xx { return [] }
         if learned.showsEmail, let email = sharedEmail() { return [email] }
-        return learned.anonymousPageAnswers2xx ? nil : []
+        return nil
     }
 
     /// Why a case whose token has no `sub` is skipped when ``needlesWithoutSubject()`` is nil.
-    static let subjectlessSignInUntold = "the signed-in page shows the sub, no email, and answers 2xx to a browser with no session: a sign-in "
+    static let subjectlessSignInUntold = "the signed-in page answers 2xx to a browser with no session and shows the sub, not the email: a sign-in "
         + "without a sub cannot be told"
 
     /// The email Apple's side gives `persona` for `clientID` when they share it.
@@ -138,16 +138,16 @@ struct CaseRunner: Sendable {
     private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, needsFrontChannel: Bool = false,
                                 timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
         guard learned.exchangesCode else { return .skipped("the relying party never exchanged the code at /auth/token") }
-        var attempt = try await firstSignIn()
-        if needsNonce, attempt.nonce == nil { return .skipped("the relying party sends no nonce, so the token endpoint's token carries none to check") }
-        if needsFrontChannel, !attempt.sendsFrontChannelToken {
-            return .skipped("the relying party asks for response_type=code: no front-channel token names the person otherwise")
-        }
         // A person signed in from a token without a sub shows none.
         var subjectlessNeedles: [String]?
         if fault == .idToken(.noSubject) {
             guard let withoutSubject = needlesWithoutSubject() else { return .skipped(Self.subjectlessSignInUntold) }
             subjectlessNeedles = withoutSubject
+        }
+        var attempt = try await firstSignIn()
+        if needsNonce, attempt.nonce == nil { return .skipped("the relying party sends no nonce, so the token endpoint's token carries none to check") }
+        if needsFrontChannel, !attempt.sendsFrontChannelToken {
+            return .skipped("the relying party asks for response_type=code: no front-channel token names the person otherwise")
         }
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         // Every exchange in the case gets the fault, so a relying party that retries meets it again.
