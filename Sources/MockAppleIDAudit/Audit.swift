@@ -28,6 +28,8 @@ public struct AuditConfiguration: Sendable {
     /// The local certificate authority's certificate (PEM), trusted besides those: `mock-appleid tls issue` gives a
     /// relying party on this machine a certificate from it. It may vouch only for localhost and Apple's host names.
     public var localCertificateAuthority: String?
+    /// Drive a real Chromium with these options (`--browser chromium`); nil: the built-in browser.
+    public var chromium: ChromiumOptions?
 
     /// What to audit: the relying party's start and signed-in pages; by default the persona `jane`, every case,
     /// five seconds on Apple's page, and neither an iOS backend nor a notification endpoint.
@@ -93,8 +95,14 @@ public enum Audit {
                                        trusting: configuration.trustedCertificates, localCA: configuration.localCertificateAuthority)
         let began = ContinuousClock.now
         let outcome: Result<(learned: [String], cases: [CaseResult]), AuditFailure>
+        var chromium: ChromiumBrowser?
         do throws(AuditFailure) {
-            let session = AuditSession(configuration: configuration, apple: apple, browser: browser)
+            var session = AuditSession(configuration: configuration, apple: apple, browser: browser)
+            if let options = configuration.chromium {
+                progress("starting Chromium")
+                chromium = try await ChromiumBrowser.launch(options, scope: browser.scope, server: apple.baseURL, pins: pins)
+                session.chromium = chromium
+            }
             progress("learning: an honest sign-in and a cancelled one")
             let learned = try await LearningStep.run(session)
             let runner = CaseRunner(session: session, learned: learned)
@@ -113,6 +121,7 @@ public enum Audit {
         } catch {
             outcome = .failure(error)
         }
+        await chromium?.quit()
         await browser.shutdown()
         // The signing keys and notification URLs the audit changed are put back however it ended.
         let unrestored = apple.restore().map { "not put back: " + $0 }
@@ -150,6 +159,11 @@ public enum Audit {
             throw AuditFailure("the persona \(AppleSide.freshPersonaID) is the one the audit makes anew for its cases; choose another --persona")
         }
         guard !configuration.cases.isEmpty else { throw AuditFailure("no case selected") }
+        // Chromium loads Apple's authorize page, which such a scenario answers by itself before the audit can.
+        if configuration.chromium != nil, let auto = apple.provider.autoApprove() {
+            throw AuditFailure("the scenario approves every sign-in as \(auto.persona) (autoApprove), so Apple's page answers in Chromium before "
+                               + "the audit can; audit with a scenario without autoApprove")
+        }
     }
 
     /// Refuses, before anything is sent, a URL whose host is an address the audit may not reach

@@ -41,6 +41,8 @@ final class AuditBrowser: Sendable {
     struct Navigation: Sendable {
         var hops: [Hop] = []
         var end: End = .failed("no request sent")
+        /// The URL of the page it ended on, when that is not the last hop's (a real browser's page whose script fetched).
+        var pageURL: URL?
 
         /// Every cookie withheld on the way.
         var withheld: [BrowserCookieJar.Cookie] { hops.flatMap(\.withheld) }
@@ -49,7 +51,7 @@ final class AuditBrowser: Sendable {
         var finalBody: String { if case let .page(_, body) = end { return body } else { return "" } }
         /// The final page's path; nil when it did not end on a page.
         var finalPath: String? {
-            guard case .page = end, let url = hops.last?.url else { return nil }
+            guard case .page = end, let url = pageURL ?? hops.last?.url else { return nil }
             return url.path.isEmpty ? "/" : url.path
         }
 
@@ -64,7 +66,8 @@ final class AuditBrowser: Sendable {
             case .timedOut: lines.append("→ no answer in time")
             case let .failed(reason): lines.append("→ \(reason)")
             }
-            return lines.joined(separator: ", ")
+            // A page's script that took Apple's answer without a request of its own.
+            return lines.isEmpty ? "no request (the page stayed as it was)" : lines.joined(separator: ", ")
         }
 
         private static let redirectLimitText = String(AuditBrowser.maxRedirects)

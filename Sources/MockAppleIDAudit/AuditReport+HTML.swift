@@ -119,6 +119,8 @@ enum AuditHTML {
         let severity: String?
         let reference: String?
         let time: String?
+        /// The page after Apple's answer (a base64 JPEG), in the real browser.
+        let screenshot: String?
         /// Why the gate does not fail it though its verdict would.
         let accepted: String?
         let failsGate: Bool
@@ -135,6 +137,7 @@ enum AuditHTML {
             severity = result.severity?.rawValue
             reference = result.reference
             time = result.seconds.map { String(format: "%.2f s", $0) }
+            screenshot = result.screenshot
             accepted = gate.isAccepted(result) ? gate.baseline[result.id].map { "accepted by the baseline (\($0.rawValue) there)" } : nil
             failsGate = gate.fails(result)
         }
@@ -171,7 +174,7 @@ enum AuditHTML {
         details { border-top: 1px solid #d2d2d7; padding: .4rem 0; } summary { cursor: pointer; }
         dl { display: grid; grid-template-columns: 9rem 1fr; gap: .3rem 1rem; margin: .6rem 0 .6rem 1.5rem; }
         dt { color: #6e6e73; } dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
-        ul.evidence { margin: 0; padding-left: 1.1rem; } table { border-collapse: collapse; } td, th { text-align: left; padding: .3rem .6rem; vertical-align: top; }
+        ul.evidence { margin: 0; padding-left: 1.1rem; } img.screenshot { max-width: 100%; border: 1px solid #ccc; } table { border-collapse: collapse; } td, th { text-align: left; padding: .3rem .6rem; vertical-align: top; }
         </style>
         </head>
         <body>
@@ -202,6 +205,7 @@ enum AuditHTML {
         <dt>Expected</dt><dd>{{expected}}</dd>
         <dt>Seen</dt><dd>{{seen}}</dd>
         {{^empty(evidence)}}<dt>Evidence</dt><dd><ul class="evidence">{{#evidence}}<li>{{.}}</li>{{/evidence}}</ul></dd>{{/empty(evidence)}}
+        {{#screenshot}}<dt>The page after Apple's answer</dt><dd><img class="screenshot" alt="the relying party's page after Apple's answer" src="data:image/jpeg;base64,{{.}}"></dd>{{/screenshot}}
         {{#severity}}<dt>Severity</dt><dd>{{.}}</dd>{{/severity}}
         {{#reference}}<dt>Reference</dt><dd>{{.}}</dd>{{/reference}}
         {{#time}}<dt>Time</dt><dd>{{.}}</dd>{{/time}}

@@ -8,7 +8,12 @@ import NIOCore
 struct AuditSession: Sendable {
     let configuration: AuditConfiguration
     let apple: AppleSide
+    /// The built-in browser: every step's with `--browser builtin`, and the relying party's servers' posts (its iOS
+    /// backend's, Apple's notifications) either way.
     let browser: AuditBrowser
+    /// The real browser of `--browser chromium`, which then starts sign-ins, delivers Apple's answers and reads the
+    /// signed-in page.
+    var chromium: ChromiumBrowser?
 
     /// A browser session that has reached Apple's authorize endpoint.
     struct Attempt: Sendable {
@@ -17,6 +22,8 @@ struct AuditSession: Sendable {
         let request: FormParameters
         /// How the browser got there.
         let start: AuditBrowser.Navigation
+        /// The real browser's windows of this sign-in (nil in the built-in browser, and for a copy of another attempt).
+        var windows: ChromiumBrowser.Windows?
 
         var clientID: String { request.first("client_id") ?? "" }
         var nonce: String? { request.first("nonce") }
@@ -31,6 +38,8 @@ struct AuditSession: Sendable {
         let signedIn: SignedInCheck
         /// The statuses of the code exchanges it made at `/auth/token` meanwhile.
         let exchanges: [Int]
+        /// The page after Apple's answer (a base64 JPEG), in the real browser.
+        var screenshot: String?
     }
 
     /// The signed-in page's answer.
@@ -44,14 +53,18 @@ struct AuditSession: Sendable {
     /// Follows the start URL in a fresh browser until the relying party sends it to Apple's authorize endpoint.
     func begin() async throws(AuditFailure) -> Attempt {
         var jar = BrowserCookieJar()
-        let start = await browser.navigate("GET", configuration.startURL, context: .sameSite, jar: &jar)
+        var windows: ChromiumBrowser.Windows?
+        let start: AuditBrowser.Navigation
+        if let chromium { (start, windows) = try await chromium.begin(configuration.startURL, jar: &jar) }
+        else { start = await browser.navigate("GET", configuration.startURL, context: .sameSite, jar: &jar) }
         let authorize: URL
         switch start.end {
         case let .authorize(url): authorize = url
         case let .page(_, body):
-            guard let found = AuthorizeLink.find(in: body, serverBaseURL: apple.baseURL) else {
+            guard chromium == nil, let found = AuthorizeLink.find(in: body, serverBaseURL: apple.baseURL) else {
                 throw AuditFailure("the start URL never reached Apple's authorize endpoint at \(apple.baseURL.absoluteString)/auth/authorize (\(start.summary)); "
-                                   + "is the relying party configured with this server?")
+                                   + "is the relying party configured with this server? If its sign-in begins with a button (a form's POST, or JavaScript), "
+                                   + "audit it with --browser chromium --click SELECTOR")
             }
             authorize = found
         case .offsite(let url):
@@ -70,7 +83,7 @@ struct AuditSession: Sendable {
             throw AuditFailure("the relying party asks Apple to answer at \"\(returnURL)\", which is not on its own host "
                                + "(\(configuration.startURL.host ?? "")); the audit posts codes and tokens only to the relying party it was given")
         }
-        return Attempt(jar: jar, request: request, start: start)
+        return Attempt(jar: jar, request: request, start: start, windows: windows)
     }
 
     /// Apple's answer to the attempt's request as `person` gives it.
@@ -82,25 +95,35 @@ struct AuditSession: Sendable {
 
     /// Delivers `fields` to the return URL as a browser does after the person spent `dwell` seconds on
     /// Apple's page: a cross-site form_post, or a cross-site GET for `response_mode=query`.
-    func deliver(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, jar: inout BrowserCookieJar,
+    func deliver(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt,
                  dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> AuditBrowser.Navigation {
-        jar.pass(dwell ?? configuration.secondsOnApplesPage)
+        attempt.jar.pass(dwell ?? configuration.secondsOnApplesPage)
         let encoded = FormParameters(fields).urlEncoded
         guard let redirect = URL(string: delivery.redirectURI) else { return AuditBrowser.Navigation(end: .failed("the return URL is not a URL")) }
+        if let chromium, delivery.mode == .webMessage {
+            guard let windows = attempt.windows else { return AuditBrowser.Navigation(end: .failed("no page waits for Apple's answer")) }
+            let message = AuthorizationDelivery(redirectURI: delivery.redirectURI, mode: .webMessage, fields: FormParameters(fields))
+            return await chromium.deliverMessage(message.webMessage, origin: message.webMessageOrigin, windows: windows, jar: &attempt.jar, timeout: timeout)
+        }
+        if let chromium {
+            return await chromium.deliver(FormParameters(fields), to: redirect, byGET: delivery.mode == .query, in: attempt.windows?.authorize,
+                                          jar: &attempt.jar, timeout: timeout)
+        }
         switch delivery.mode {
         case .query:
             let separator = delivery.redirectURI.contains("?") ? "&" : "?"
             let url = URL(string: delivery.redirectURI + separator + encoded) ?? redirect
-            return await browser.navigate("GET", url, context: .crossSite(method: "GET"), jar: &jar, timeout: timeout)
+            return await browser.navigate("GET", url, context: .crossSite(method: "GET"), jar: &attempt.jar, timeout: timeout)
         case .formPost, .fragment, .webMessage:
-            return await browser.navigate("POST", redirect, form: encoded, context: .crossSite(method: "POST"), jar: &jar, timeout: timeout)
+            return await browser.navigate("POST", redirect, form: encoded, context: .crossSite(method: "POST"), jar: &attempt.jar, timeout: timeout)
         }
     }
 
     /// Asks the signed-in page, as the relying party's own page would (same-site), whether `jar` is signed in:
     /// 2xx, and showing one of `needles` (any page, when there are none).
     func checkSignedIn(_ jar: inout BrowserCookieJar, needles: [String]) async -> SignedInCheck {
-        let page = await browser.navigate("GET", configuration.signedInURL, context: .sameSite, jar: &jar)
+        let page = if let chromium { await chromium.visit(configuration.signedInURL, jar: &jar) }
+            else { await browser.navigate("GET", configuration.signedInURL, context: .sameSite, jar: &jar) }
         let status = page.finalStatus
         let success = status.map { (200...299).contains($0) } ?? false
         let shows = needles.isEmpty || needles.contains { page.finalBody.contains($0) }
@@ -114,7 +137,8 @@ struct AuditSession: Sendable {
                  dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15), answersWithin: TimeInterval? = nil) async -> Observation {
         let mark = apple.journalMark()
         let started = ContinuousClock.now
-        let callback = await deliver(fields, of: delivery, jar: &attempt.jar, dwell: dwell, timeout: timeout)
+        let callback = await deliver(fields, of: delivery, attempt: &attempt, dwell: dwell, timeout: timeout)
+        let screenshot = await chromium?.screenshot()
         let check = await checkSignedIn(&attempt.jar, needles: needles)
         var exchanges = apple.codeExchanges(clientID: attempt.clientID, after: mark)
         if let answersWithin, exchanges.isEmpty {
@@ -124,7 +148,7 @@ struct AuditSession: Sendable {
                 exchanges = apple.codeExchanges(clientID: attempt.clientID, after: mark)
             }
         }
-        return Observation(callback: callback, signedIn: check, exchanges: exchanges)
+        return Observation(callback: callback, signedIn: check, exchanges: exchanges, screenshot: screenshot)
     }
 }
 

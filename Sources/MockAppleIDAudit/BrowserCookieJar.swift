@@ -31,6 +31,8 @@ struct BrowserCookieJar: Sendable {
         let sameSite: SameSite
         let expires: Date?
         let created: Date
+        /// Hidden from the page's scripts (kept only so that a real browser gets the cookie back as it set it).
+        var httpOnly = false
 
         /// `name (SameSite=Lax)`, for explanations.
         var label: String {
@@ -69,6 +71,19 @@ struct BrowserCookieJar: Sendable {
 
     /// Moves the jar's clock on: the person spends `seconds` elsewhere.
     mutating func pass(_ seconds: TimeInterval) { offset += seconds }
+
+    /// Takes `cookies` as the jar's whole content (what a real browser holds after a step), each keeping the creation time
+    /// of the same cookie with the same value here, and notes the cookies the browser `refused`.
+    mutating func adopt(_ cookies: [Cookie], refused: [String]) {
+        let moment = now
+        self.cookies = cookies.map { cookie in
+            let same = self.cookies.first { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path && $0.value == cookie.value }
+            return Cookie(name: cookie.name, value: cookie.value, domain: cookie.domain, hostOnly: cookie.hostOnly, path: cookie.path,
+                          secure: cookie.secure, sameSite: cookie.sameSite, expires: cookie.expires, created: same?.created ?? moment,
+                          httpOnly: cookie.httpOnly)
+        }
+        self.refused += refused
+    }
 
     /// Stores the cookies of a response to `url`.
     mutating func store(setCookieHeaders headers: [String], from url: URL) {

@@ -41,6 +41,11 @@ public struct CaseResult: Sendable, Codable, Equatable {
     public let reference: String?
     /// How long the case took, in seconds (nil in a report of an older server).
     public internal(set) var seconds: Double?
+    /// A JPEG (base64) of the relying party's page after Apple's answer, in the real browser; shown in the HTML report,
+    /// never in the JSON one.
+    public internal(set) var screenshot: String?
+
+    private enum CodingKeys: String, CodingKey { case id, verdict, appleSide, expected, seen, evidence, severity, reference, seconds }
 
     /// A result as the judge gives it (or as a test builds one).
     public init(id: String, verdict: Verdict, appleSide: String, expected: String, seen: String, evidence: [String],

@@ -47,6 +47,10 @@ extension CaseRunner {
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], clientID: attempt.clientID), dwell: dwell)
         var played = Played(observation: observation)
+        if auditCase == .cookiesSlowPerson, session.chromium != nil {
+            played.evidence.append("Chromium's clock cannot be moved: the cookies it held with no SameSite, set over two minutes before the form_post by "
+                                   + "the audit's clock, went in as SameSite=Lax, as Chromium treats them by then")
+        }
         if auditCase == .cookiesSlowPerson, let withheld = observation.callback.hops.first?.withheld, !withheld.isEmpty {
             played.evidence.append("withheld from the form_post after \(Int(Self.slowPersonSeconds)) s: \(withheld.map(\.label).joined(separator: ", "))")
         }
@@ -67,6 +71,9 @@ extension CaseRunner {
     /// The honest answer delivered, then delivered again with the cookies the browser had before the first.
     private func playReplay() async throws(AuditFailure) -> Outcome {
         var attempt = try await firstSignIn()
+        if attempt.request.first("response_mode") == ResponseMode.webMessage.rawValue {
+            return .skipped("Apple's answer reaches the page by postMessage from its popup, once: a second delivery has no page waiting for it")
+        }
         let before = attempt.jar
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         let needles = needles(emails: [sharedEmail()], clientID: attempt.clientID)

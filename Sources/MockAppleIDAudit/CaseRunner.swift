@@ -47,7 +47,12 @@ struct CaseRunner: Sendable {
     /// cannot be played (the relying party stopped answering its start URL) stops the audit.
     func run(_ auditCase: AuditCase) async throws(AuditFailure) -> CaseResult {
         defer { apple.clearFaults() }
-        do { return Judge(learned: learned).judge(auditCase, try await play(auditCase)) } catch {
+        do {
+            let outcome = try await play(auditCase)
+            var result = Judge(learned: learned).judge(auditCase, outcome)
+            if case let .played(played) = outcome { result.screenshot = played.observation.screenshot }
+            return result
+        } catch {
             throw AuditFailure("\(auditCase.id) could not be played: \(error.description)")
         }
     }

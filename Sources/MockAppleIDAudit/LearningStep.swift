@@ -72,13 +72,16 @@ enum LearningStep {
         let unrouted = session.apple.stopNotifications(app: attempt.clientID)
         session.apple.forget(persona: persona, clientID: attempt.clientID)
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
-        guard delivery.mode == .formPost || delivery.mode == .query else {
+        guard delivery.mode == .formPost || delivery.mode == .query || (delivery.mode == .webMessage && session.chromium != nil) else {
             throw AuditFailure("the relying party asks for response_mode=\(delivery.mode.rawValue), which only a page's script can read; "
-                               + "the audit drives relying parties that receive Apple's answer on their server (form_post or query)")
+                               + "the built-in browser drives relying parties that receive Apple's answer on their server (form_post or query): "
+                               + (delivery.mode == .webMessage ? "audit it with --browser chromium" : "a fragment never reaches a server"))
         }
         let honest = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt, needles: [])
         guard honest.signedIn.signedIn else {
-            throw AuditFailure("the honest sign-in did not succeed: " + explain(honest, attempt: attempt, session: session))
+            let console = (try? await session.chromium?.consoleErrors()).flatMap { $0.isEmpty ? nil : $0 }
+            throw AuditFailure("the honest sign-in did not succeed: " + explain(honest, attempt: attempt, session: session)
+                               + (console.map { "; the page's console logged: " + $0.joined(separator: " | ") } ?? ""))
         }
         let shows = shows(honest.signedIn.body, session: session, clientID: attempt.clientID, token: delivery["id_token"])
         if shows == .nothing, before.signedIn {

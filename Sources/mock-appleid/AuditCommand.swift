@@ -56,9 +56,16 @@ struct AuditCommand: AsyncParsableCommand {
     var notifications: String?
     @Option(help: "A PEM file of certificate authorities to trust, besides the system's and the local CA's (`tls issue`), for a relying party served over https with a certificate of its own.")
     var ca: String?
+    @Option(help: "The browser that drives the relying party: builtin (fast: follows links and redirects with Chromium's cookie rules) or chromium (a real headless Chromium through chromedriver: runs the relying party's JavaScript, clicks, follows popups).")
+    var browser: BrowserKind = .builtin
+    @Option(help: "With --browser chromium: a CSS selector of the element on the start page that begins sign-in (a button that posts a form or runs JavaScript).")
+    var click: String?
+    @Option(help: "With --browser chromium: the chromedriver executable (default: chromedriver on PATH).") var chromedriver: String?
+    @Option(help: "With --browser chromium: the Chromium executable (default: chromium on PATH).") var chromium: String?
     @Flag(name: .customLong("list-cases"), help: "List the cases with what each expects (a Markdown table), and exit.") var listCases = false
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case table, json }
+    enum BrowserKind: String, ExpressibleByArgument, CaseIterable { case builtin, chromium }
 
     func run() async throws {
         if listCases { print(AuditCaseList.text, terminator: ""); return }
@@ -67,8 +74,16 @@ struct AuditCommand: AsyncParsableCommand {
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
                                    nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications,
                                    ca: ca.map { readBounded($0, what: "--ca", limit: AuditRequest.caLimit) })
-        let configuration: AuditConfiguration
+        var configuration: AuditConfiguration
         do { configuration = try request.configuration() } catch { fail(error.description) }
+        if browser == .chromium {
+            guard server == nil else {
+                fail("--browser chromium drives a Chromium on this machine, and an audit through --server runs in the server: leave out --server")
+            }
+            configuration.chromium = ChromiumOptions(click: click, chromedriver: chromedriver, chromium: chromium)
+        } else if click != nil || chromedriver != nil || chromium != nil {
+            fail("--click, --chromedriver and --chromium go with --browser chromium")
+        }
         // A line per case, terminal or not: a CI log is never silent for long.
         let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line.terminalSafe + "\n").utf8)) }
         let outcome: Result<AuditReport, AuditFailure>

@@ -4,13 +4,16 @@ Correct by default; `--broken CHECK` leaves out exactly one check (or, as `front
 identity token that comes with the code; as `signup`, asks a person whose `sub` is new and whose email is taken to
 sign up rather than comparing the two tokens' people), `--cookie` chooses how the state cookie
 is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
-`--misbehave` makes it answer badly; `--native-nonce sha256` is an iOS app that passes Apple the SHA-256 (hex) of the
+`--misbehave` makes it answer badly; `--start post` begins sign-in as Auth.js does (its start page is a form whose
+button posts a CSRF token that must match a cookie, and only that POST leads to Apple), `--start popup` is a
+single-page app on the served Sign in with Apple JS in popup mode, which posts Apple's answer to its backend as JSON
+(`--broken signature` then decodes the popup's id_token without verifying it); `--native-nonce sha256` is an iOS app that passes Apple the SHA-256 (hex) of the
 nonce it posts; `--tls CERT KEY` serves it over https (and `--cookie by-scheme` marks its state cookie
 `SameSite=None; Secure` over https only, as some libraries do). It prints "ready PORT" once it listens.
 
     python audit_rp.py --apple http://127.0.0.1:8080 --key Keys/AuthKey_MOCKKEY001.p8 [--port 0] [--host localhost]
                        [--broken nonce] [--cookie none|lax|unset] [--flow hybrid|code] [--misbehave loop]
-                       [--native-nonce raw|sha256] [--listen 0.0.0.0]
+                       [--native-nonce raw|sha256] [--listen 0.0.0.0] [--start link|post|popup]
 """
 import argparse
 import base64
@@ -248,12 +251,43 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def make_handler(rp: RelyingParty, misbehave: str | None):
+# The single-page app of `--start popup`: Sign in with Apple JS in popup mode, Apple's answer posted to the backend.
+POPUP_PAGE = """<!doctype html><title>Sign in</title>
+<script src="APPLE/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"></script>
+<button id="sign-in">Sign in with Apple</button><p id="status"></p>
+<script>
+AppleID.auth.init(SETTINGS);
+document.getElementById("sign-in").addEventListener("click", async function () {
+  var status = document.getElementById("status");
+  try {
+    var answer = await AppleID.auth.signIn();
+    var response = await fetch("/auth/apple", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(answer)});
+    if (response.ok) { location.assign("/me"); } else { status.textContent = "sign-in refused: " + await response.text(); }
+  } catch (failure) {
+    status.textContent = "sign-in failed: " + JSON.stringify(failure);
+  }
+});
+</script>"""
+
+
+def make_handler(rp: RelyingParty, misbehave: str | None, start: str = "link"):
     class Handler(SiteHandler):
         def do_GET(self):
             path = urllib.parse.urlsplit(self.path).path
             if path == "/login" and misbehave in ("garbage", "error", "loop", "offsite"):
                 self.answer_badly()
+            elif path == "/login" and start == "post":
+                token = secrets.token_urlsafe(16)
+                self.answer(200, '<form method="post" action="/login"><input type="hidden" name="csrfToken" value="' + token + '">'
+                                 '<button id="sign-in" type="submit">Sign in with Apple</button></form>',
+                            [("Set-Cookie", f"rp_csrf={token}; Path=/; HttpOnly; SameSite=Lax")])
+            elif path == "/login" and start == "popup":
+                location, cookies = rp.start()
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+                settings = {"clientId": query["client_id"], "redirectURI": query["redirect_uri"], "scope": query["scope"],
+                            "state": query["state"], "nonce": query["nonce"], "usePopup": True}
+                self.answer(200, POPUP_PAGE.replace("APPLE", html.escape(rp.apple)).replace("SETTINGS", json.dumps(settings)),
+                            [("Set-Cookie", cookie) for cookie in cookies])
             elif path == "/login":
                 location, cookies = rp.start()
                 if misbehave == "foreign-return-url":
@@ -283,6 +317,20 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
             except (Refused, ValueError, AttributeError) as refusal:
                 return self.answer(400, json.dumps({"error": str(refusal)}))
 
+        def post_popup_answer(self):
+            """The single-page app's backend: the answer the SDK resolved with, checked as the form_post is."""
+            length = min(int(self.headers.get("Content-Length", "0") or 0), 65536)
+            clear = ("Set-Cookie", "rp_auth=; Path=/; Max-Age=0")
+            try:
+                answer = json.loads(self.rfile.read(length) or b"{}")
+                form = {name: value for name, value in answer.get("authorization", {}).items() if isinstance(value, str)}
+                if answer.get("user") is not None:
+                    form["user"] = json.dumps(answer["user"])
+                session = rp.finish(form, self.cookies())
+            except (Refused, SignUp, ValueError, AttributeError) as refusal:
+                return self.answer(400, json.dumps({"error": str(refusal) or "refused"}), [clear])
+            self.answer(200, "{}", [clear, ("Set-Cookie", f"rp_session={session}; Path=/; HttpOnly; SameSite=Lax")])
+
         def answer_badly(self):
             if misbehave == "garbage":
                 self.answer(200, "\x00\x01 not a page \ufffd" * 100)
@@ -297,6 +345,14 @@ def make_handler(rp: RelyingParty, misbehave: str | None):
             path = urllib.parse.urlsplit(self.path).path
             if path in ("/native", "/notifications"):
                 return self.post_json(path)
+            if path == "/auth/apple" and start == "popup":
+                return self.post_popup_answer()
+            if path == "/login" and start == "post":
+                token = self.cookies().get("rp_csrf")
+                if not token or self.form().get("csrfToken") != token:
+                    return self.answer(403, "<p>CSRF token missing or wrong</p>")
+                location, cookies = rp.start()
+                return self.answer(302, "", [("Location", location)] + [("Set-Cookie", cookie) for cookie in cookies])
             if path != "/callback":
                 return self.answer(404, "<p>not found</p>")
             if misbehave == "callback-error":
@@ -328,6 +384,8 @@ def main():
     parser.add_argument("--flow", choices=["hybrid", "code"], default="hybrid")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS)
     parser.add_argument("--native-nonce", choices=["raw", "sha256"], default="raw")
+    parser.add_argument("--start", choices=["link", "post", "popup"], default="link",
+                        help="how sign-in begins: a link, a form posting a CSRF token, or Sign in with Apple JS's popup")
     arguments = parser.parse_args()
     if not arguments.apple:
         parser.error("--apple (or $ISSUER_URL) is required")
@@ -341,7 +399,7 @@ def main():
         server.socket = context.wrap_socket(server.socket, server_side=True)
     rp = RelyingParty(f"{'https' if arguments.tls else 'http'}://{arguments.host}:{port}", arguments.apple.rstrip("/"), private_key, arguments.broken, arguments.cookie,
                       arguments.flow, arguments.native_nonce, arguments.keys_cooldown)
-    server.RequestHandlerClass = make_handler(rp, arguments.misbehave)
+    server.RequestHandlerClass = make_handler(rp, arguments.misbehave, arguments.start)
     print(f"ready {port}", flush=True)
     server.serve_forever()
 

@@ -133,10 +133,10 @@ def relying_party(server_port: int, *options: str, script: pathlib.Path | None =
         yield origin, write_scenario(folder, origin)
 
 
-def audit(origin: str, scenario: pathlib.Path, server_port: int, *arguments: str, signed_in: str | None = None):
+def audit(origin: str, scenario: pathlib.Path, server_port: int, *arguments: str, signed_in: str | None = None, timeout: float = 300):
     return subprocess.run([binary(), "audit", "--start", f"{origin}/login", "--signed-in", signed_in or f"{origin}/me",
                            "--scenario", str(scenario), "--port", str(server_port), *arguments],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def on_a_free_port(run):

@@ -59,11 +59,11 @@ struct SignInJSTests {
 
     @Test("the message's target is the redirect URI's origin, nothing more")
     func origin() {
-        #expect(WebMessagePage.origin(of: "https://app.example.com/auth/apple/callback?x=1") == "https://app.example.com")
-        #expect(WebMessagePage.origin(of: "http://127.0.0.1:3000/cb") == "http://127.0.0.1:3000")
-        #expect(WebMessagePage.origin(of: "not a url") == "null")
+        #expect(AuthorizationDelivery.origin(of: "https://app.example.com/auth/apple/callback?x=1") == "https://app.example.com")
+        #expect(AuthorizationDelivery.origin(of: "http://127.0.0.1:3000/cb") == "http://127.0.0.1:3000")
+        #expect(AuthorizationDelivery.origin(of: "not a url") == "null")
         // Origins name hosts in ASCII, as browsers serialize them.
-        #expect(WebMessagePage.origin(of: "https://bücher.example:8443/cb") == "https://xn--bcher-kva.example:8443")
+        #expect(AuthorizationDelivery.origin(of: "https://bücher.example:8443/cb") == "https://xn--bcher-kva.example:8443")
     }
 }
 
