@@ -44,12 +44,13 @@ extension CaseRunner {
         default: break
         }
         let dwell = auditCase == .cookiesSlowPerson ? Self.slowPersonSeconds : nil
+        let unmarked = attempt.jar.cookies.filter { $0.sameSite == .unspecified }.map(\.name)
         let observation = await session.observe(fields, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], clientID: attempt.clientID), dwell: dwell)
         var played = Played(observation: observation)
-        if auditCase == .cookiesSlowPerson, session.chromium != nil {
-            played.evidence.append("Chromium's clock cannot be moved: the cookies it held with no SameSite, set over two minutes before the form_post by "
-                                   + "the audit's clock, went in as SameSite=Lax, as Chromium treats them by then")
+        if auditCase == .cookiesSlowPerson, session.chromium != nil, delivery.mode != .webMessage, !unmarked.isEmpty {
+            played.evidence.append("Chromium's clock cannot be moved: the cookies with no SameSite (\(unmarked.joined(separator: ", "))), set over two "
+                                   + "minutes before the form_post by the audit's clock, went in as SameSite=Lax, as Chromium treats them by then")
         }
         if auditCase == .cookiesSlowPerson, let withheld = observation.callback.hops.first?.withheld, !withheld.isEmpty {
             played.evidence.append("withheld from the form_post after \(Int(Self.slowPersonSeconds)) s: \(withheld.map(\.label).joined(separator: ", "))")

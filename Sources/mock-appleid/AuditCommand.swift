@@ -74,6 +74,8 @@ struct AuditCommand: AsyncParsableCommand {
                                    cases: cases.map { $0.split(separator: ",").map(String.init) }, native: native, nativeBody: nativeBody,
                                    nativeNonceSHA256: nativeNonceSHA256, bundleID: bundleID, notifications: notifications,
                                    ca: ca.map { readBounded($0, what: "--ca", limit: AuditRequest.caLimit) })
+        let signalHandlers = browser == .chromium ? Self.endBrowsersOnSignals() : []
+        defer { withExtendedLifetime(signalHandlers) {} }
         var configuration: AuditConfiguration
         do { configuration = try request.configuration() } catch { fail(error.description) }
         if browser == .chromium {
@@ -106,6 +108,22 @@ struct AuditCommand: AsyncParsableCommand {
             }
             print(format == .json ? report.json(gate: gate) : report.table(gate: gate), terminator: "")
             if !gate.failing(report).isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    /// An interrupted audit (Ctrl-C, a CI job's SIGTERM, a closed terminal) ends its Chromium and chromedriver before it
+    /// exits: they run in a process group of their own, which the signal does not reach.
+    /// Returns the handlers, which must be kept while the audit runs.
+    private static func endBrowsersOnSignals() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                ChromiumProcesses.endAll()
+                Foundation.exit(128 + number)
+            }
+            source.resume()
+            return source
         }
     }
 

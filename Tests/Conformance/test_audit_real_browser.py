@@ -6,6 +6,7 @@ says why and stops."""
 import concurrent.futures
 import json
 import pathlib
+import signal
 import subprocess
 import tempfile
 import time
@@ -189,3 +190,24 @@ def test_the_html_report_shows_each_played_cases_page_in_chromium(chromium_audit
         assert report["cases"][[case["id"] for case in report["cases"]].index("id_token.signature")]["verdict"] == "FAIL"
         # A case that never reaches a browser (the iOS backend's) has none.
         assert not browser.find_element(By.ID, "case-native.signature").find_elements(By.CSS_SELECTOR, "img.screenshot")
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_an_audit_stopped_by_a_signal_ends_its_browser(number):
+    """Ctrl-C or a CI job's SIGTERM in the middle of a Chromium audit: Chromium and its driver go with the audit."""
+    require_browser()
+    port = free_port()
+    with relying_party(port) as (origin, scenario):
+        process = subprocess.Popen([binary(), "audit", "--browser", "chromium", "--start", f"{origin}/login", "--signed-in", f"{origin}/me",
+                                    "--scenario", str(scenario), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not browser_processes() and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert browser_processes(), "Chromium never started"
+            process.send_signal(number)
+            assert process.wait(timeout=30) == 128 + number
+        finally:
+            process.kill()
+            process.wait()
+    assert not our_browser_processes(), "the audit left Chromium or its driver running"

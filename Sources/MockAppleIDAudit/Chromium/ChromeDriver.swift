@@ -4,6 +4,7 @@ import MockAppleID
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A `chromedriver` process of the audit's own, on a free loopback port, and one WebDriver session of headless
 /// Chromium in it, spoken to over the W3C WebDriver protocol (with chromedriver's performance log and its door
@@ -18,6 +19,15 @@ final class ChromeDriver: Sendable {
 
     /// The most of a WebDriver answer read (a page's source, a performance log).
     static let answerLimit = 16 * 1024 * 1024
+
+    /// The process groups (or processes) of the drivers running now, for ``endAll()``.
+    private static let running = Mutex<Set<pid_t>>([])
+
+    /// Kills every driver running now and the Chromium it started, at once: for a command interrupted by a signal,
+    /// which exits without ending its audit.
+    static func endAll() {
+        for target in running.withLock({ $0 }) { kill(target, SIGKILL) }
+    }
 
     private let process: Process
     /// The process group the driver leads (nil where it shares its parent's).
@@ -45,6 +55,8 @@ final class ChromeDriver: Sendable {
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { throw AuditFailure("could not start \(driverPath): \(error)") }
         let group: pid_t? = getpgid(process.processIdentifier) == process.processIdentifier ? process.processIdentifier : nil
+        let target = group.map { -$0 } ?? process.processIdentifier
+        running.withLock { _ = $0.insert(target) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton,
                                 configuration: .init(timeout: .init(connect: .seconds(2), read: .seconds(90))))
         let base = "http://127.0.0.1:\(port)"
@@ -94,6 +106,7 @@ final class ChromeDriver: Sendable {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
         signal(SIGKILL)
+        running.withLock { _ = $0.remove(group.map { -$0 } ?? process.processIdentifier) }
     }
 
     /// Sends a command of the session (`path` after `/session/ID`) and returns its `value`.

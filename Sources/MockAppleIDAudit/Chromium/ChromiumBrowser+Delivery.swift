@@ -7,15 +7,20 @@ import NIOCore
 extension ChromiumBrowser {
     /// How long a page must make no request for its script to count as done with Apple's `web_message` answer.
     static let quietAfterMessage: Duration = .milliseconds(750)
+    /// How long the page Apple's `form_post` or redirect led to must make no request for its own script (a page that
+    /// posts or navigates on) to count as done.
+    static let quietAfterLoad: Duration = .milliseconds(300)
 
     /// Delivers `fields` to `redirect` from a page of Apple's own site, as Apple's `form_post` page does (a POST by a form)
     /// or as Apple's redirect does (`query`: a GET), with `jar`'s cookies, in `window` (the sign-in's, when still open). A
     /// cookie with no `SameSite` older than two minutes by the jar's clock goes in as `Lax` (``DevToolsCookies/setting(_:)``).
     func deliver(_ fields: FormParameters, to redirect: URL, byGET: Bool, in window: String?, jar: inout BrowserCookieJar,
                  timeout: TimeAmount) async -> AuditBrowser.Navigation {
-        // Any page of the server under Apple's name will do: its signing keys (no consent page, which a scenario that
-        // approves by itself would answer).
-        let applePage = appleSite.appendingPathComponent("auth/keys")
+        // Any page of the server under Apple's name will do: Sign in with Apple JS, which the server serves at its root
+        // and journals nowhere (a keys fetch would count as the relying party's).
+        var components = URLComponents(url: appleSite, resolvingAgainstBaseURL: false)
+        components?.path = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
+        guard let applePage = components?.url else { return .init(end: .failed("Apple's page has no URL")) }
         let current: String
         let aged: Set<String>
         do {
@@ -54,9 +59,9 @@ extension ChromiumBrowser {
                 return (method == "Network.responseReceived" || method == "Network.loadingFailed") && event["params"]?["type"]?.stringValue == "Document"
             }
             if done {
-                // The driver answers once the page has loaded.
+                // The driver answers once the page has loaded; then its own script may go on.
                 try await driver.command(.GET, "/url")
-                return events
+                return events + (try await settle(window: window, quiet: Self.quietAfterLoad, before: deadline))
             }
             do { try await Task.sleep(for: .milliseconds(50)) } catch { break }
         }
@@ -82,13 +87,13 @@ extension ChromiumBrowser {
             try await self.driver.execute("window.opener.postMessage(JSON.parse(arguments[0]), arguments[1]); window.close();",
                                           [.string(message), .string(origin)])
             try await self.driver.command(.POST, "/window", .object([("handle", .string(windows.page))]))
-            return try await self.settle(window: windows.page, before: deadline)
+            return try await self.settle(window: windows.page, quiet: Self.quietAfterMessage, before: deadline)
         }
     }
 
-    /// The network events of `window` until none of its requests is in flight and none has started for
-    /// ``quietAfterMessage``; a `timeout` error at `deadline`.
-    private func settle(window: String, before deadline: ContinuousClock.Instant) async throws(ChromeDriver.CommandError) -> [JSONValue] {
+    /// The network events of `window` until none of its requests is in flight and none has started for `quiet`; a
+    /// `timeout` error at `deadline`.
+    private func settle(window: String, quiet: Duration, before deadline: ContinuousClock.Instant) async throws(ChromeDriver.CommandError) -> [JSONValue] {
         var events: [JSONValue] = []
         var inFlight = Set<String>()
         var lastActivity = ContinuousClock.now
@@ -105,7 +110,7 @@ extension ChromiumBrowser {
             }
             if !read.isEmpty { lastActivity = ContinuousClock.now }
             events += read
-            if inFlight.isEmpty, ContinuousClock.now - lastActivity >= Self.quietAfterMessage { return events }
+            if inFlight.isEmpty, ContinuousClock.now - lastActivity >= quiet { return events }
             do { try await Task.sleep(for: .milliseconds(100)) } catch { break }
         }
         throw ChromeDriver.CommandError(code: "timeout", message: "the page was still busy with Apple's answer")

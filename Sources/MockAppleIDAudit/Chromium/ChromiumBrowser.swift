@@ -19,6 +19,13 @@ public struct ChromiumOptions: Sendable {
     }
 }
 
+/// The real browsers the audits of this process started.
+public enum ChromiumProcesses {
+    /// Kills every chromedriver an audit started and the Chromium it runs, at once: for a command that a signal
+    /// interrupts, which exits without ending its audits.
+    public static func endAll() { ChromeDriver.endAll() }
+}
+
 /// The audit's real browser: headless Chromium through chromedriver. The relying party's pages run their JavaScript
 /// and Chromium applies its own cookie rules; the attempt's cookies stay in its ``BrowserCookieJar``, put into the
 /// browser before each step and read back after it, so that a case can keep, copy or drop a browser's state as it
@@ -63,8 +70,8 @@ final class ChromiumBrowser: Sendable {
         let serverHost = server.host ?? "127.0.0.1"
         let reachable = ["0.0.0.0", "::", "[::]"].contains(serverHost) ? "127.0.0.1" : serverHost
         // Apple's site leads to the server; the relying party's hosts to their checked addresses; every other name nowhere.
-        let rules = ["MAP \(appleSiteName) \(reachable)"] + pins.sorted { $0.key < $1.key }.map { "MAP \($0.key) \(bracketed($0.value))" }
-            + ["MAP * ~NOTFOUND", "EXCLUDE \(reachable)"]
+        let rules = ["MAP \(appleSiteName) \(bracketed(reachable))"] + pins.sorted { $0.key < $1.key }.map { "MAP \($0.key) \(bracketed($0.value))" }
+            + ["MAP * ~NOTFOUND", "EXCLUDE \(bracketed(reachable))"]
         let driver = try await ChromeDriver.launch(driver: options.chromedriver, chromium: options.chromium,
                                                    arguments: ["--host-resolver-rules=\(rules.joined(separator: ", "))"])
         var site = URLComponents(url: server, resolvingAgainstBaseURL: false) ?? URLComponents()
