@@ -98,25 +98,20 @@ struct AuditSession: Sendable {
     func deliver(_ fields: [FormParameters.Pair], of delivery: AuthorizationDelivery, attempt: inout Attempt,
                  dwell: TimeInterval? = nil, timeout: TimeAmount = .seconds(15)) async -> AuditBrowser.Navigation {
         attempt.jar.pass(dwell ?? configuration.secondsOnApplesPage)
-        let encoded = FormParameters(fields).urlEncoded
+        // Apple's answer with the case's fields, which gives the query URL and the popup's message as Apple's side does.
+        let answer = AuthorizationDelivery(redirectURI: delivery.redirectURI, mode: delivery.mode, fields: FormParameters(fields))
         guard let redirect = URL(string: delivery.redirectURI) else { return AuditBrowser.Navigation(end: .failed("the return URL is not a URL")) }
+        let byGET = delivery.mode == .query
+        let target = byGET ? answer.redirectLocation.flatMap(URL.init(string:)) ?? redirect : redirect
         if let chromium, delivery.mode == .webMessage {
             guard let windows = attempt.windows else { return AuditBrowser.Navigation(end: .failed("no page waits for Apple's answer")) }
-            let message = AuthorizationDelivery(redirectURI: delivery.redirectURI, mode: .webMessage, fields: FormParameters(fields))
-            return await chromium.deliverMessage(message.webMessage, origin: message.webMessageOrigin, windows: windows, jar: &attempt.jar, timeout: timeout)
+            return await chromium.deliverMessage(answer.webMessage, origin: answer.webMessageOrigin, windows: windows, jar: &attempt.jar, timeout: timeout)
         }
         if let chromium {
-            return await chromium.deliver(FormParameters(fields), to: redirect, byGET: delivery.mode == .query, in: attempt.windows?.authorize,
-                                          jar: &attempt.jar, timeout: timeout)
+            return await chromium.deliver(answer.fields, to: target, byGET: byGET, in: attempt.windows?.authorize, jar: &attempt.jar, timeout: timeout)
         }
-        switch delivery.mode {
-        case .query:
-            let separator = delivery.redirectURI.contains("?") ? "&" : "?"
-            let url = URL(string: delivery.redirectURI + separator + encoded) ?? redirect
-            return await browser.navigate("GET", url, context: .crossSite(method: "GET"), jar: &attempt.jar, timeout: timeout)
-        case .formPost, .fragment, .webMessage:
-            return await browser.navigate("POST", redirect, form: encoded, context: .crossSite(method: "POST"), jar: &attempt.jar, timeout: timeout)
-        }
+        if byGET { return await browser.navigate("GET", target, context: .crossSite(method: "GET"), jar: &attempt.jar, timeout: timeout) }
+        return await browser.navigate("POST", redirect, form: answer.fields.urlEncoded, context: .crossSite(method: "POST"), jar: &attempt.jar, timeout: timeout)
     }
 
     /// Asks the signed-in page, as the relying party's own page would (same-site), whether `jar` is signed in:

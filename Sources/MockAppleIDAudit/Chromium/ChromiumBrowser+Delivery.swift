@@ -11,10 +11,11 @@ extension ChromiumBrowser {
     /// posts or navigates on) to count as done.
     static let quietAfterLoad: Duration = .milliseconds(300)
 
-    /// Delivers `fields` to `redirect` from a page of Apple's own site, as Apple's `form_post` page does (a POST by a form)
-    /// or as Apple's redirect does (`query`: a GET), with `jar`'s cookies, in `window` (the sign-in's, when still open). A
-    /// cookie with no `SameSite` older than two minutes by the jar's clock goes in as `Lax` (``DevToolsCookies/setting(_:)``).
-    func deliver(_ fields: FormParameters, to redirect: URL, byGET: Bool, in window: String?, jar: inout BrowserCookieJar,
+    /// Delivers `fields` from a page of Apple's own site, as Apple's `form_post` page does (a form posting them to `target`,
+    /// the return URL) or as Apple's redirect does (`byGET`: a GET of `target`, the return URL with them), with `jar`'s
+    /// cookies, in `window` (the sign-in's, when still open). A cookie with no `SameSite` older than two minutes by the
+    /// jar's clock goes in as `Lax` (``DevToolsCookies/setting(_:)``).
+    func deliver(_ fields: FormParameters, to target: URL, byGET: Bool, in window: String?, jar: inout BrowserCookieJar,
                  timeout: TimeAmount) async -> AuditBrowser.Navigation {
         // Any page of the server under Apple's name will do: Sign in with Apple JS, which the server serves at its root
         // and journals nowhere (a keys fetch would count as the relying party's).
@@ -39,7 +40,6 @@ extension ChromiumBrowser {
                 input.name = pair[0]; input.value = pair[1]; form.appendChild(input); });
               document.body.appendChild(form); form.submit();
               """
-        let target = byGET ? URL(string: redirect.absoluteString + (redirect.query == nil ? "?" : "&") + fields.urlEncoded) ?? redirect : redirect
         let pairs = JSONValue.array(fields.pairs.map { .array([.string($0.name), .string($0.value)]) })
         let deadline = ContinuousClock.now + .nanoseconds(timeout.nanoseconds)
         return await step(in: current, jar: &jar, aged: aged, timeout: timeout) {
