@@ -125,6 +125,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // The HTML report (`--html`), rendered as the server's pages are, escaping by default.
                 .product(name: "Mustache", package: "swift-mustache"),
+                // An attacker's self-signed certificate for id_token.x5c_header.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .executableTarget(

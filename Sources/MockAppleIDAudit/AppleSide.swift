@@ -28,6 +28,7 @@ public struct AppleSide: Sendable {
             var activeBefore: String?
             var unrouted: [(app: String, url: String)] = []
             var madeFreshPersona = false
+            var relayDomain: (before: RelayOptions.AddressDomain, moved: RelayOptions.AddressDomain)?
         }
 
         private let recorded = Mutex(Recorded())
@@ -42,6 +43,18 @@ public struct AppleSide: Sendable {
         func unrouted(app: String, url: String) { recorded.withLock { $0.unrouted.append((app, url)) } }
 
         func madeFreshPersona() { recorded.withLock { $0.madeFreshPersona = true } }
+
+        func movedRelayDomain(from before: RelayOptions.AddressDomain, to moved: RelayOptions.AddressDomain) {
+            recorded.withLock { if $0.relayDomain == nil { $0.relayDomain = (before, moved) } }
+        }
+
+        /// Where new relay addresses were given out before the audit moved them, and where it moved them; forgotten here.
+        func takenRelayDomain() -> (before: RelayOptions.AddressDomain, moved: RelayOptions.AddressDomain)? {
+            recorded.withLock { recorded in
+                defer { recorded.relayDomain = nil }
+                return recorded.relayDomain
+            }
+        }
 
         /// What was recorded, forgotten here (so that it is put back once).
         func taken() -> (added: [String], activeBefore: String?, unrouted: [(app: String, url: String)], madeFreshPersona: Bool) {
@@ -98,6 +111,20 @@ public struct AppleSide: Sendable {
     /// Makes the person's next sign-in to `clientID` a first one (Apple then sends the `user` JSON).
     func forget(persona: String, clientID: String) { try? provider.revokeConsent(personaID: persona, clientID: clientID) }
 
+    /// Gives new relay addresses out at `domain` until ``putBackRelayDomain()`` (called after the case) or ``restore()``.
+    func giveOutRelayAddresses(at domain: RelayOptions.AddressDomain) {
+        let before = provider.newRelayAddressDomain
+        guard before != domain else { return }
+        changes.movedRelayDomain(from: before, to: domain)
+        provider.setRelayDomain(domain)
+    }
+
+    /// Gives new relay addresses out where they were before ``giveOutRelayAddresses(at:)``, unless someone moved them since.
+    func putBackRelayDomain() {
+        guard let (before, moved) = changes.takenRelayDomain(), provider.newRelayAddressDomain == moved else { return }
+        provider.setRelayDomain(before)
+    }
+
     /// Removes the notification URL of `app`'s group, so that the consents the audit revokes send nothing, until
     /// ``restore()``; returns the URL it had, if any.
     func stopNotifications(app: String) -> String? {
@@ -113,6 +140,7 @@ public struct AppleSide: Sendable {
     /// account), and an app group whose notification URL it removed (and that has none now) has it again. So one server can be audited again and again (at most ``KeyRing/capacity`` keys are published), and an
     /// audit of another replica sharing the world keeps its own changes. Returns what could not be put back, and why.
     func restore() -> [String] {
+        putBackRelayDomain()
         let (added, activeBefore, unrouted, madeFreshPersona) = changes.taken()
         var problems: [String] = []
         // Before the notification URL is back: the account's end is no notification of Apple's.

@@ -9,6 +9,36 @@ extension AuditCase {
     /// The case's rule: what Apple's side does, what the relying party must do, and the reference.
     public var rule: Rule {
         switch self {
+        case .requestState: return ask("nothing unusual: the honest sign-in's authorize request is judged",
+                                       "send a state that cannot be guessed (at least 128 bits; fewer by its length and alphabet is a should)",
+                                       "RFC 6749 sections 10.10 and 10.12 (state: CSRF protection, guessable at most 2^-128)")
+        case .requestStateFresh: return ask("a second sign-in is begun in another browser, and its authorize request compared with the honest one's",
+                                            "send a new state for each sign-in", Self.stateRule)
+        case .requestNonceFresh: return ask("a second sign-in is begun in another browser, and its authorize request compared with the honest one's",
+                                            "send a new nonce for each sign-in (a nonce used twice lets a captured token be replayed)",
+                                            "OpenID Connect Core 1.0 section 15.5.2 (nonce implementation notes)")
+        case .requestRedirectURI: return ask("nothing unusual: the honest sign-in's authorize request is judged",
+                                             "use an https redirect_uri (plain http only on a loopback host)", "RFC 9700 section 4.1.1 (redirect URIs); "
+                                             + "Apple: Configure Sign in with Apple for the web (return URLs are https)")
+        case .requestPKCE: return ask("nothing unusual: the honest sign-in's authorize request is judged",
+                                      "send a PKCE code_challenge with method S256 (Apple documents no PKCE; it takes one)",
+                                      "RFC 9700 section 2.1.1 (PKCE for every client); RFC 7636", warning: true)
+        case .idTokenIssuedLongAgo, .tokenIDTokenIssuedLongAgo:
+            return refuse("\(tokenName)'s iat is a week ago, and its exp still ahead", "refuse a token issued long ago (Apple's live a day at most)",
+                          "OpenID Connect Core 1.0 section 3.1.3.7, step 10 (iat can be used to reject tokens issued too far from the current time)",
+                          warning: true)
+        case .idTokenExpiryFarFuture, .tokenIDTokenExpiryFarFuture:
+            return refuse("\(tokenName)'s exp is 1e20, a time no 64-bit integer holds", "refuse a lifetime beyond any Apple gives, "
+                          + "and answer without a 5xx", Self.numericDate, warning: true)
+        case .idTokenExpiryAsString, .tokenIDTokenExpiryAsString:
+            return refuse("\(tokenName)'s exp is a string, of a time an hour ago", "check exp whatever its type (refuse one that is not a number, or that "
+                          + "has passed)", Self.numericDate)
+        case .idTokenUnknownCritical, .tokenIDTokenUnknownCritical:
+            return refuse("\(tokenName) is signed by Apple's key, and its header's crit names an extension no relying party knows",
+                          "refuse a token with a critical extension it does not understand", "RFC 7515 section 4.1.11 (crit)", warning: true)
+        case .idTokenOtherAlgorithm, .tokenIDTokenOtherAlgorithm:
+            return refuse("\(tokenName) is signed by Apple's key under RS512 (ES384 for an EC key), though /auth/keys publishes that key for RS256",
+                          "accept RS256 only (the algorithm the key is published for)", Self.jwtPractices, warning: true)
         case .idTokenUnvalidated: return refuse("the front-channel id_token has a broken signature and names another person; the token endpoint's is honest",
                                                 "validate the id_token it asks for, or ask for response_type=code (an id_token it ignores is a should: "
                                                 + "a WARN; signing in the person it names is a FAIL)",
@@ -31,6 +61,21 @@ extension AuditCase {
                                                      + "and carries that key in its header (jwk)",
                                                      "verify with Apple's published key, never a key the token brings", "RFC 7515 sections 4.1.3 (jwk) and 10.3 "
                                                      + "(key origin authentication)")
+        case .idTokenCarriesItsCertificate: return refuse("the front-channel id_token is signed by an attacker's key under Apple's kid, with the "
+                                                          + "attacker's self-signed certificate (subject appleid.apple.com) in its header (x5c)",
+                                                          "verify with Apple's published key, never a certificate the token brings",
+                                                          "RFC 7515 sections 4.1.6 (x5c) and 10.3 (key origin authentication)")
+        case .idTokenHS256KeyForms: return refuse("the front-channel id_token is HS256, keyed with Apple's public key in each other form (its DER, its PEM "
+                                                  + "without the final newline, its JWK's JSON, its modulus's bytes), one sign-in each",
+                                                  "accept RS256 only", Self.jwtPractices)
+        case .idTokenKidTricks: return refuse("the front-channel id_token's kid is a path to an empty file (HS256 keyed with nothing), an SQL injection "
+                                              + "(HS256 keyed with what it selects), or the attacker's public JWK (signed by that key), one sign-in each",
+                                              "look kid up among Apple's published keys only", "RFC 7515 section 4.1.4 (kid); RFC 8725 section 3.10 "
+                                              + "(do not trust received claims)")
+        case .idTokenSubjectDuplicate: return refuse("the front-channel id_token names sub twice (a JSON member repeated): the person's, then another's",
+                                                     "refuse a token whose claims repeat a name (parsers differ on which they take; only Apple's key "
+                                                     + "could sign it, so a miss is a should)", "RFC 7515 section 5.2 and RFC 7519 section 4 (claim "
+                                                     + "names are unique)", warning: true)
         case .idTokenUnknownKid: return refuse("the front-channel id_token names a kid that /auth/keys does not publish",
                                                "refuse a token it cannot verify", Self.idTokenValidation)
         case .idTokenIssuer: return refuse("the front-channel id_token's iss is not https://appleid.apple.com", "check iss", Self.idTokenValidation)
@@ -98,6 +143,14 @@ extension AuditCase {
                                              "sign the person in without an email", Self.userJSON)
         case .callbackRelayEmail: return accept("the person hides their email: the id_token has a private relay address",
                                                 "sign the person in with the relay address", Self.userJSON)
+        case .callbackRelayNewDomain: return accept("a person it has never seen hides their email: the id_token has a relay address at "
+                                                    + "private.icloud.com, where Apple gives new ones out since 2026",
+                                                    "sign the person in as it does with a privaterelay.appleid.com address", Self.userJSON)
+        case .callbackResponseModeMismatch: return refuse("the honest answer arrives as a GET with a query, though the relying party asked for "
+                                                          + "response_mode=form_post", "take Apple's answer only as it asked for it (a code in a URL "
+                                                          + "reaches logs and Referer headers; its state check still binds it to the browser, so a "
+                                                          + "miss is a should)", "RFC 9700 section 4.2 (credential leakage via Referer headers); "
+                                                          + "OAuth 2.0 Form Post Response Mode", warning: true)
         case .callbackStringBooleans: return accept("both identity tokens (the front channel's and the token endpoint's) have email_verified and "
                                                     + "is_private_email as the strings \"true\"/\"false\"",
                                                     "accept both strings and booleans", "Apple: Authenticating users with Sign in with Apple (claims)")
@@ -106,6 +159,9 @@ extension AuditCase {
                                                "RFC 6265bis section 5.6.7 (SameSite; Chromium's two-minute Lax-allowing-unsafe window)")
         case .tokenInvalidGrant: return refuse("/auth/token answers invalid_grant", "not sign in, and answer without a 5xx", Self.tokenErrors)
         case .tokenServerError: return refuse("/auth/token answers 503", "not sign in, and answer without a 5xx", Self.tokenErrors)
+        case .tokenShape: return accept("/auth/token answers with token_type \"bearer\" in lower case and no expires_in",
+                                        "sign the person in (token_type is case-insensitive, and expires_in only recommended)",
+                                        "RFC 6749 sections 5.1 and 7.1 (token_type is case-insensitive; expires_in is RECOMMENDED)")
         case .tokenSlow: return Rule(appleSide: "/auth/token answers after 10 seconds", expectation: .acceptOrRefuse,
                                      rpMust: "sign in when the answer comes, or refuse cleanly", missIsWarning: true, reference: Self.tokenErrors)
         case .nativeSignature: return refuse("the identity token the app posts has a signature that does not verify",
@@ -117,6 +173,13 @@ extension AuditCase {
                                          Self.nativeValidation)
         case .nativeOtherTeam: return refuse("the app posts a genuine identity token, signed by Apple, for another team's app",
                                              "check that aud is its bundle ID", Self.nativeValidation)
+        case .nativeSameTeamOtherApp: return refuse("the app posts a genuine identity token, signed by Apple, for another app of the same team "
+                                                    + "(same sub: a team's apps share it; one made up beside the bundle ID when the scenario has no "
+                                                    + "other)", "check that aud is its own bundle ID (or one of the apps it serves on purpose)",
+                                                    Self.nativeValidation)
+        case .notificationsEmailDisabled: return acknowledge("a genuine email-disabled notification (the person stopped mail to the relay address)")
+        case .notificationsEmailEnabled: return acknowledge("a genuine email-enabled notification (the person allows mail to the relay address again)")
+        case .notificationsUnknownType: return acknowledge("a genuine notification of a type Apple has not sent yet")
         case .notificationsForged: return ignore("a consent-revoked notification signed by a key /auth/keys does not publish",
                                                  "verify the signature", Self.notificationRule)
         case .notificationsAudience: return ignore("a consent-revoked notification whose aud is another app", "check aud", Self.notificationRule)
@@ -137,6 +200,7 @@ extension AuditCase {
         }
     }
 
+    private static let numericDate = "RFC 7519 sections 2 and 4.1.4 (exp is a NumericDate: a JSON number)"
     private static let userJSON = "Apple: Incorporating Sign in with Apple into other platforms (the user object)"
     private static let tokenErrors = "Apple: Generate and validate tokens (error responses)"
     private static let tokenEndpointGrading = "OpenID Connect Core 1.0 section 3.1.3.7 (TLS may stand in for the signature of a token fetched directly)"
@@ -159,6 +223,15 @@ extension AuditCase {
     private func ignore(_ apple: String, _ must: String, _ reference: String) -> Rule {
         Rule(appleSide: apple, expectation: .ignore, rpMust: must + ", not act on it, and (a should) answer non-2xx", missIsWarning: false,
              reference: reference)
+    }
+
+    private func ask(_ apple: String, _ must: String, _ reference: String, warning: Bool = false) -> Rule {
+        Rule(appleSide: apple, expectation: .ask, rpMust: must, missIsWarning: warning, reference: reference)
+    }
+
+    private func acknowledge(_ apple: String) -> Rule {
+        Rule(appleSide: apple, expectation: .acknowledge, rpMust: "keep the person's sessions (it revokes nothing), and (a should) answer 2xx",
+             missIsWarning: false, reference: Self.notificationRule)
     }
 
     private func accept(_ apple: String, _ must: String, _ reference: String) -> Rule {

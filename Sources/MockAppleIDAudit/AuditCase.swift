@@ -1,9 +1,17 @@
+import MockAppleID
+
 /// One thing the audit makes Apple's side do wrong (or unusually), named by a stable id that the table,
 /// the JSON, the JUnit report and `--cases` all use. The list of cases is this enum; everything else
 /// (the docs' table, `audit --list-cases`) is derived from it.
 ///
 /// Cases run in this order; the key cases come last, since the new signing keys they make stay.
 public enum AuditCase: String, CaseIterable, Sendable, Codable {
+    // The relying party's authorize request, judged from what it sends (a second sign-in begun for freshness).
+    case requestState = "request.state"
+    case requestStateFresh = "request.state_fresh"
+    case requestNonceFresh = "request.nonce_fresh"
+    case requestRedirectURI = "request.redirect_uri"
+    case requestPKCE = "request.pkce"
     // The identity token delivered with the code (`response_type=code id_token`): first how the relying party uses
     // it at all, then that token broken one way per case.
     case idTokenUnvalidated = "id_token.unvalidated"
@@ -15,6 +23,9 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case idTokenAlgNoneMixedCase = "id_token.alg_none_case"
     case idTokenAlgNoneSigned = "id_token.alg_none_signed"
     case idTokenCarriesItsOwnKey = "id_token.jwk_header"
+    case idTokenCarriesItsCertificate = "id_token.x5c_header"
+    case idTokenHS256KeyForms = "id_token.hs256_key_forms"
+    case idTokenKidTricks = "id_token.kid_tricks"
     case idTokenUnknownKid = "id_token.unknown_kid"
     case idTokenIssuer = "id_token.iss"
     case idTokenAudience = "id_token.aud"
@@ -31,6 +42,12 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case idTokenMissingExpiry = "id_token.missing_exp"
     case idTokenMissingIssuedAt = "id_token.missing_iat"
     case idTokenSubjectArray = "id_token.sub_array"
+    case idTokenSubjectDuplicate = "id_token.sub_duplicate"
+    case idTokenIssuedLongAgo = "id_token.iat_stale"
+    case idTokenExpiryFarFuture = "id_token.exp_huge"
+    case idTokenExpiryAsString = "id_token.claim_types"
+    case idTokenUnknownCritical = "id_token.crit_unknown"
+    case idTokenOtherAlgorithm = "id_token.alg_other_rsa"
     // The identity token `/auth/token` answers the code exchange with.
     case tokenIDTokenSignature = "token_id_token.signature"
     case tokenIDTokenForeignKey = "token_id_token.foreign_key"
@@ -51,6 +68,11 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case tokenIDTokenMissingExpiry = "token_id_token.missing_exp"
     case tokenIDTokenMissingIssuedAt = "token_id_token.missing_iat"
     case tokenIDTokenSubjectArray = "token_id_token.sub_array"
+    case tokenIDTokenIssuedLongAgo = "token_id_token.iat_stale"
+    case tokenIDTokenExpiryFarFuture = "token_id_token.exp_huge"
+    case tokenIDTokenExpiryAsString = "token_id_token.claim_types"
+    case tokenIDTokenUnknownCritical = "token_id_token.crit_unknown"
+    case tokenIDTokenOtherAlgorithm = "token_id_token.alg_other_rsa"
     // Apple's form_post to the return URL.
     case callbackStateMissing = "callback.state_missing"
     case callbackStateWrong = "callback.state_wrong"
@@ -63,18 +85,22 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case callbackNoEmail = "callback.no_email"
     case callbackRelayEmail = "callback.relay_email"
     case callbackStringBooleans = "callback.string_booleans"
+    case callbackRelayNewDomain = "callback.relay_new_domain"
+    case callbackResponseModeMismatch = "callback.response_mode_mismatch"
     // The browser between Apple and the relying party.
     case cookiesSlowPerson = "cookies.slow_person"
     // The token endpoint.
     case tokenInvalidGrant = "token.invalid_grant"
     case tokenServerError = "token.server_error"
     case tokenSlow = "token.slow"
+    case tokenShape = "token.shape"
     // An iOS app's backend, which takes the identity token the app posts (--native).
     case nativeSignature = "native.signature"
     case nativeAudience = "native.aud"
     case nativeExpired = "native.expired"
     case nativeNonce = "native.nonce"
     case nativeOtherTeam = "native.other_team"
+    case nativeSameTeamOtherApp = "native.aud_same_team_other_app"
     // The server-to-server notification endpoint (--notifications).
     case notificationsForged = "notifications.forged"
     case notificationsAudience = "notifications.aud"
@@ -83,6 +109,9 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case notificationsReplay = "notifications.replay"
     case notificationsConsentRevoked = "notifications.consent_revoked"
     case notificationsAccountDelete = "notifications.account_delete"
+    case notificationsEmailDisabled = "notifications.email_disabled"
+    case notificationsEmailEnabled = "notifications.email_enabled"
+    case notificationsUnknownType = "notifications.unknown_type"
     // The signing keys: rotated while the relying party holds a cached copy, then again while /auth/keys is down.
     case keysRotation = "keys.rotation"
     case keysUnreachable = "keys.unreachable"
@@ -95,6 +124,52 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     /// by it, and such cases are then judged once, as `id_token.unvalidated`.
     var dependsOnFrontChannelUse: Bool {
         id.hasPrefix("id_token.") || self == .tokenIDTokenSubjectMismatch
+    }
+
+    /// The fault that breaks the token endpoint's identity token in a `token_id_token.*` case; nil for any other case.
+    var tokenEndpointFault: Fault.IdentityTokenFault? {
+        switch self {
+        case .tokenIDTokenSignature: .badSignature
+        case .tokenIDTokenForeignKey: .foreignKey
+        case .tokenIDTokenAlgNone: .algNone
+        case .tokenIDTokenHS256PublicKey: .hs256PublicKey
+        case .tokenIDTokenUnknownKid: .unknownKid
+        case .tokenIDTokenIssuer: .wrongIssuer
+        case .tokenIDTokenAudience: .wrongAudience
+        case .tokenIDTokenAudienceArray: .audienceArray
+        case .tokenIDTokenExpired: .expired
+        case .tokenIDTokenIssuedInFuture: .notYetValid
+        case .tokenIDTokenNonce: .wrongNonce
+        case .tokenIDTokenNonceMissing: .noNonce
+        case .tokenIDTokenSubjectMismatch: .otherSubject
+        case .tokenIDTokenMissingSubject: .noSubject
+        case .tokenIDTokenMissingIssuer: .noIssuer
+        case .tokenIDTokenMissingAudience: .noAudience
+        case .tokenIDTokenMissingExpiry: .noExpiry
+        case .tokenIDTokenMissingIssuedAt: .noIssuedAt
+        case .tokenIDTokenSubjectArray: .subjectArray
+        case .tokenIDTokenIssuedLongAgo: .issuedLongAgo
+        case .tokenIDTokenExpiryFarFuture: .expiryFarFuture
+        case .tokenIDTokenExpiryAsString: .expiryAsString
+        case .tokenIDTokenUnknownCritical: .unknownCriticalHeader
+        case .tokenIDTokenOtherAlgorithm: .otherAlgorithm
+        default: nil
+        }
+    }
+
+    /// The fault of this front-channel case's twin at the token endpoint (`id_token.exp_huge`: `token_id_token.exp_huge`'s).
+    var twinTokenEndpointFault: Fault.IdentityTokenFault? {
+        guard id.hasPrefix("id_token.") else { return nil }
+        return AuditCase(rawValue: "token_" + id)?.tokenEndpointFault
+    }
+
+    /// Whether the case's token is signed by Apple's own key, so that only whoever holds it could make one: a miss is a
+    /// should, and using the code before refusing it is no caution.
+    var onlyApplesKeyCouldSign: Bool {
+        switch twinTokenEndpointFault {
+        case .issuedLongAgo?, .expiryFarFuture?, .unknownCriticalHeader?, .otherAlgorithm?: true
+        default: self == .idTokenSubjectDuplicate
+        }
     }
 
     /// What the relying party is expected to do.
@@ -111,6 +186,8 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
         case act
         /// Its authorize request must ask for something (judged from the honest sign-in's request, not played).
         case ask
+        /// It must keep the session (the notification revokes nothing), and should answer 2xx.
+        case acknowledge
     }
 
     /// What a case asks of the relying party, and how a miss is graded.

@@ -18,6 +18,8 @@ extension CaseRunner {
         case .callbackNoEmail: return try await playNoEmail()
         case .callbackUserEmailMismatch, .callbackUserEmailOnly: return try await playUserJSONEmail(tokenHasEmail: auditCase == .callbackUserEmailMismatch)
         case .callbackRelayEmail: return try await playRelayEmail()
+        case .callbackRelayNewDomain: return try await playRelayNewDomain()
+        case .callbackResponseModeMismatch: return try await playResponseModeMismatch()
         default: break
         }
         var attempt = try await firstSignIn()
@@ -151,5 +153,32 @@ extension CaseRunner {
         // The next sign-in shares the email again.
         apple.forget(persona: persona, clientID: attempt.clientID)
         return .played(Played(observation: observation, evidence: relay.map { ["relay address \($0)"] } ?? []))
+    }
+
+    /// A person the relying party has never seen hides their email, and the relay address is at `private.icloud.com`.
+    private func playRelayNewDomain() async throws(AuditFailure) -> Outcome {
+        var attempt = try await session.begin()
+        guard attempt.asksForEmail else { return .skipped("the relying party asks for no email scope, so Apple sends no email") }
+        let person: Persona
+        do { person = try apple.freshPersona(withEmail: true) } catch { return .skipped("no person the relying party has never seen: \(error)") }
+        apple.giveOutRelayAddresses(at: .privateICloud)
+        defer { apple.putBackRelayDomain() }
+        let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .hide))
+        let relay = try? apple.provider.relayAddress(personaID: person.id, app: attempt.clientID)
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needles: needles(persona: person.id, emails: [relay], clientID: attempt.clientID))
+        return .played(Played(observation: observation, evidence: ["a person the relying party has never seen (persona \(person.id)), relay address "
+                                                                    + (relay ?? "?")]))
+    }
+
+    /// The honest answer to a relying party that asked for form_post, delivered as a GET with a query instead.
+    private func playResponseModeMismatch() async throws(AuditFailure) -> Outcome {
+        var attempt = try await firstSignIn()
+        let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
+        guard delivery.mode == .formPost else { return .skipped("the relying party asks for response_mode=\(delivery.mode.rawValue), not form_post") }
+        let byQuery = AuthorizationDelivery(redirectURI: delivery.redirectURI, mode: .query, fields: delivery.fields)
+        let observation = await session.observe(delivery.fields.pairs, of: byQuery, attempt: &attempt,
+                                                needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
+        return .played(Played(observation: observation))
     }
 }

@@ -22,6 +22,8 @@ extension CaseRunner {
                 let other = apple.clientOfAnotherTeam(than: bundleID)
                 let subject = apple.subject(persona: persona, clientID: other) ?? "000000.audit.other.team"
                 credential.identityToken = try forgery.signed(claims.setting("aud", .string(other)).setting("sub", .string(subject)))
+            case .nativeSameTeamOtherApp:
+                credential.identityToken = try forgery.signed(claims.setting("aud", .string(apple.otherApp(ofTeamOf: bundleID))))
             default: break
             }
         } catch {
@@ -29,7 +31,9 @@ extension CaseRunner {
         }
         // Whoever forges a token has no code that Apple would redeem: a backend that checks the code refuses as well.
         credential.authorizationCode = "audit-unredeemable-code-" + AppleIdentifiers.jwtID()
-        return .played(Played(observation: await session.postNative(native, credential), evidence: ["bundle ID \(bundleID)"]))
+        var evidence = ["bundle ID \(bundleID)"]
+        if auditCase == .nativeSameTeamOtherApp { evidence.append("the token's aud: \(apple.otherApp(ofTeamOf: bundleID)), of the same team") }
+        return .played(Played(observation: await session.postNative(native, credential), evidence: evidence))
     }
 }
 
@@ -40,6 +44,13 @@ extension AppleSide {
         let team = directory.client(clientID)?.teamID
         let others = directory.clients.filter { $0.teamID != team }
         return (others.first { $0.kind == .native } ?? others.first)?.id ?? "org.audit.other-team.app"
+    }
+
+    /// Another app (bundle ID) of `bundleID`'s team: one the scenario registers, or else one made up beside it.
+    func otherApp(ofTeamOf bundleID: String) -> String {
+        let directory = provider.directory
+        let team = directory.client(bundleID)?.teamID
+        return directory.clients.first { $0.teamID == team && $0.kind == .native && $0.id != bundleID }?.id ?? bundleID + ".audit-other-app"
     }
 
     /// The primary App ID of a group other than `clientID`'s, for a notification meant for another app.

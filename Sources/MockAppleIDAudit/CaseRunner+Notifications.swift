@@ -11,7 +11,12 @@ extension CaseRunner {
         var attempt = try await firstSignIn()
         guard try await signIn(&attempt) else { return .skipped("the sign-in before the notification did not succeed") }
         let needles = needles(emails: [sharedEmail()], clientID: attempt.clientID)
-        let type: NotificationType = auditCase == .notificationsAccountDelete ? .accountDeleted : .consentRevoked
+        let type: NotificationType = switch auditCase {
+        case .notificationsAccountDelete: .accountDeleted
+        case .notificationsEmailDisabled: .emailDisabled
+        case .notificationsEmailEnabled: .emailEnabled
+        default: .consentRevoked
+        }
         let claims: JSONValue
         do { claims = try apple.provider.notificationClaims(type, personaID: persona, app: attempt.clientID) } catch {
             throw AuditFailure("Apple's side cannot make a notification for \(attempt.clientID): \(error)")
@@ -49,7 +54,24 @@ extension CaseRunner {
         case .notificationsAudience: return try forgery.signed(claims.setting("aud", .string(apple.otherAppGroup(than: clientID))))
         case .notificationsIssuer: return try forgery.signed(claims.setting("iss", .string("https://appleid.apple.com.audit.invalid")))
         case .notificationsExpired: return try forgery.signed(claims.expiredAnHourAgo)
+        case .notificationsUnknownType: return try forgery.signed(claims.withEventType(Self.unknownNotificationType))
         default: return try forgery.signed(claims)
         }
+    }
+}
+
+extension CaseRunner {
+    /// The type of `notifications.unknown_type`'s notification, one Apple has never sent.
+    static let unknownNotificationType = "mock-appleid-audit-new-type"
+}
+
+extension JSONValue {
+    /// A notification's claims with its event's `type` replaced, its `events` kept as a JSON string or an object as it was.
+    func withEventType(_ type: String) -> JSONValue {
+        guard let events = self["events"] else { return self }
+        if let text = events.stringValue, let event = JSONValue.parse(Data(text.utf8)) {
+            return setting("events", .string(event.setting("type", .string(type)).serialized))
+        }
+        return setting("events", events.setting("type", .string(type)))
     }
 }

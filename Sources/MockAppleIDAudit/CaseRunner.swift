@@ -63,45 +63,41 @@ struct CaseRunner: Sendable {
                             + "endpoint's alone, so a front-channel token cannot change it")
         }
         switch auditCase {
+        case .requestState, .requestStateFresh, .requestNonceFresh, .requestRedirectURI, .requestPKCE:
+            return try await judgeRequest(auditCase)
         case .idTokenUnvalidated, .idTokenNonceNotSent: return judgeFrontChannelUse(auditCase)
-        case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenCarriesItsOwnKey,
-             .idTokenHS256PublicKey, .idTokenUnknownKid, .idTokenIssuer, .idTokenAudience, .idTokenAudienceArray, .idTokenExpired,
-             .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing, .idTokenCodeHash, .idTokenSubjectMismatch, .idTokenMissingSubject,
-             .idTokenMissingIssuer, .idTokenMissingAudience, .idTokenMissingExpiry, .idTokenMissingIssuedAt, .idTokenSubjectArray:
-            return try await playFrontChannel(auditCase)
         case .callbackStringBooleans: return try await playStringBooleans()
-        case .tokenIDTokenSignature: return try await playTokenFault(.idToken(.badSignature))
-        case .tokenIDTokenUnknownKid: return try await playTokenFault(.idToken(.unknownKid))
-        case .tokenIDTokenIssuer: return try await playTokenFault(.idToken(.wrongIssuer))
-        case .tokenIDTokenAudience: return try await playTokenFault(.idToken(.wrongAudience))
-        case .tokenIDTokenExpired: return try await playTokenFault(.idToken(.expired))
-        case .tokenIDTokenIssuedInFuture: return try await playTokenFault(.idToken(.notYetValid))
-        case .tokenIDTokenNonceMissing: return try await playTokenFault(.idToken(.noNonce), needsNonce: true)
-        case .tokenIDTokenForeignKey: return try await playTokenFault(.idToken(.foreignKey))
-        case .tokenIDTokenAlgNone: return try await playTokenFault(.idToken(.algNone))
-        case .tokenIDTokenHS256PublicKey: return try await playTokenFault(.idToken(.hs256PublicKey))
-        case .tokenIDTokenAudienceArray: return try await playTokenFault(.idToken(.audienceArray))
-        case .tokenIDTokenNonce: return try await playTokenFault(.idToken(.wrongNonce), needsNonce: true)
-        case .tokenIDTokenSubjectMismatch: return try await playTokenFault(.idToken(.otherSubject), needsFrontChannel: true)
-        case .tokenIDTokenMissingSubject: return try await playTokenFault(.idToken(.noSubject))
-        case .tokenIDTokenMissingIssuer: return try await playTokenFault(.idToken(.noIssuer))
-        case .tokenIDTokenMissingAudience: return try await playTokenFault(.idToken(.noAudience))
-        case .tokenIDTokenMissingExpiry: return try await playTokenFault(.idToken(.noExpiry))
-        case .tokenIDTokenMissingIssuedAt: return try await playTokenFault(.idToken(.noIssuedAt))
-        case .tokenIDTokenSubjectArray: return try await playTokenFault(.idToken(.subjectArray))
         case .tokenInvalidGrant: return try await playTokenFault(.tokenError(.invalidGrant))
         case .tokenServerError: return try await playTokenFault(.tokenServerError(status: 503))
         case .tokenSlow: return try await playTokenFault(.tokenDelay(seconds: 10), timeout: .seconds(60))
+        case .tokenShape: return try await playTokenFault(.tokenResponseShape)
         case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .callbackReplay, .callbackCancel,
-             .callbackUserEmailMismatch, .callbackUserEmailOnly, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson:
+             .callbackUserEmailMismatch, .callbackUserEmailOnly, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson,
+             .callbackRelayNewDomain, .callbackResponseModeMismatch:
             return try await playCallback(auditCase)
-        case .nativeSignature, .nativeAudience, .nativeExpired, .nativeNonce, .nativeOtherTeam:
-            return try await playNative(auditCase)
-        case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
-             .notificationsConsentRevoked, .notificationsAccountDelete:
-            return try await playNotification(auditCase)
         case .keysRotation, .keysUnreachable:
             return try await playKeys(auditCase)
+        case .nativeSignature, .nativeAudience, .nativeExpired, .nativeNonce, .nativeOtherTeam, .nativeSameTeamOtherApp:
+            return try await playNative(auditCase)
+        case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
+             .notificationsConsentRevoked, .notificationsAccountDelete, .notificationsEmailDisabled, .notificationsEmailEnabled,
+             .notificationsUnknownType:
+            return try await playNotification(auditCase)
+        case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned,
+             .idTokenCarriesItsOwnKey, .idTokenCarriesItsCertificate, .idTokenHS256KeyForms, .idTokenKidTricks, .idTokenUnknownKid, .idTokenIssuer,
+             .idTokenAudience, .idTokenAudienceArray, .idTokenExpired, .idTokenIssuedInFuture, .idTokenNonce, .idTokenNonceMissing, .idTokenCodeHash,
+             .idTokenSubjectMismatch, .idTokenMissingSubject, .idTokenMissingIssuer, .idTokenMissingAudience, .idTokenMissingExpiry,
+             .idTokenMissingIssuedAt, .idTokenSubjectArray, .idTokenSubjectDuplicate, .idTokenIssuedLongAgo, .idTokenExpiryFarFuture,
+             .idTokenExpiryAsString, .idTokenUnknownCritical, .idTokenOtherAlgorithm:
+            return try await playFrontChannel(auditCase)
+        // Played above, by the fault each names.
+        case .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey, .tokenIDTokenUnknownKid,
+             .tokenIDTokenIssuer, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .tokenIDTokenExpired, .tokenIDTokenIssuedInFuture,
+             .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .tokenIDTokenSubjectMismatch, .tokenIDTokenMissingSubject, .tokenIDTokenMissingIssuer,
+             .tokenIDTokenMissingAudience, .tokenIDTokenMissingExpiry, .tokenIDTokenMissingIssuedAt, .tokenIDTokenSubjectArray,
+             .tokenIDTokenIssuedLongAgo, .tokenIDTokenExpiryFarFuture, .tokenIDTokenExpiryAsString, .tokenIDTokenUnknownCritical,
+             .tokenIDTokenOtherAlgorithm:
+            return try await playTokenFault(.idToken(auditCase.tokenEndpointFault ?? .badSignature))
         }
     }
 
@@ -140,8 +136,9 @@ struct CaseRunner: Sendable {
 
     /// The relying party's code exchange gets `fault` (an identity token broken one way, or the token
     /// endpoint failing); a relying party that never exchanges the code skips the case.
-    private func playTokenFault(_ fault: Fault.Kind, needsNonce: Bool = false, needsFrontChannel: Bool = false,
-                                timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
+    private func playTokenFault(_ fault: Fault.Kind, timeout: TimeAmount = .seconds(15)) async throws(AuditFailure) -> Outcome {
+        let needsNonce = fault == .idToken(.wrongNonce) || fault == .idToken(.noNonce)
+        let needsFrontChannel = fault == .idToken(.otherSubject)
         guard learned.exchangesCode else { return .skipped("the relying party never exchanged the code at /auth/token") }
         // A person signed in from a token without a sub shows none.
         var subjectlessNeedles: [String]?

@@ -4,7 +4,8 @@ import Foundation
 /// step found.
 struct Judge {
     /// Cases where the relying party should also answer without a 5xx of its own.
-    private static let answersCleanly: Set<AuditCase> = [.callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow]
+    private static let answersCleanly: Set<AuditCase> = [.callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow, .idTokenExpiryFarFuture,
+                                                          .tokenIDTokenExpiryFarFuture]
     /// Cases where Apple's side itself fails, so a gateway's answer (502 bad gateway, 503 unavailable, 504 timed
     /// out) is what the relying party should give; an unhandled 500 is not.
     private static let gatewayAnswersAreClean: Set<AuditCase> = [.tokenServerError, .tokenSlow]
@@ -111,6 +112,18 @@ struct Judge {
             } else if auditCase != .notificationsReplay, observation.callback.finalStatus.map({ (200...299).contains($0) }) ?? false {
                 verdict = .warn
                 seen = "kept the session, but answered \(answered) as if it had accepted the notification"
+            } else {
+                verdict = .pass
+                seen = "kept the session and answered \(answered)"
+            }
+        case .acknowledge:
+            let answered = observation.callback.finalStatus.map(String.init) ?? "nothing"
+            if !signedIn {
+                verdict = .fail
+                seen = "ended the session, as if the notification revoked the person's consent (it answered \(answered))"
+            } else if !(observation.callback.finalStatus.map { (200...299).contains($0) } ?? false) {
+                verdict = .warn
+                seen = "kept the session, but answered \(answered), so Apple would send it again"
             } else {
                 verdict = .pass
                 seen = "kept the session and answered \(answered)"

@@ -13,6 +13,11 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
     case userJSON = "user_json"
     case claims, cookies, notifications
     case keyRotation = "key_rotation"
+    case criticalHeader = "critical_header"
+    case responseMode = "response_mode"
+    case request
+    case notificationTypes = "notification_types"
+    case tokenResponse = "token_response"
 
     /// What a miss lets happen, in one line: for a must (a FAIL) and for a should (a WARN).
     func impact(_ severity: Severity) -> String {
@@ -20,13 +25,17 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
         case (.signature, .must): return "a token nobody signed, or one signed by another key, signs someone in"
         case (.signature, .should): return "the token endpoint's token is trusted without its signature (TLS stands in for it; no token from elsewhere was trusted)"
         case (.algorithm, .must): return "a token with alg none, or keyed with Apple's public key as an HMAC secret, signs someone in"
-        case (.algorithm, .should): return "the token endpoint's token is trusted under any algorithm (TLS stands in for it)"
+        case (.algorithm, .should): return "a token under another algorithm than RS256 is trusted (the token endpoint's, where TLS stands in, or one "
+            + "Apple's own key signed), or refused only after its code was used"
         case (.issuer, _): return "a token another issuer made, or one that names no issuer, is taken as Apple's"
         case (.audience, _): return "a token Apple made for another app, for another audience too, or for no audience, signs someone in to this one"
-        case (.expiry, _): return "an expired token, or one that never expires (no exp), replayed later, signs someone in"
-        case (.issuedAt, _): return "a token dated in the future, or with no issue time, is accepted"
+        case (.expiry, .must): return "an expired token, or one that never expires (no exp), replayed later, signs someone in"
+        case (.expiry, .should): return "an expired token is refused only after its code was used, or a token whose exp no parser holds (1e20) signs in, "
+            + "or is answered with a 5xx"
+        case (.issuedAt, _): return "a token dated in the future, issued a week ago, or with no issue time, is accepted"
         case (.subject, .must): return "a token that names no one (no sub), or more than one person (sub as an array), signs someone in"
-        case (.subject, .should): return "a token that names no one, or more than one person, is refused only after its code was used"
+        case (.subject, .should): return "a token that names no one, or more than one person (sub twice), signs in, or is refused only after its "
+            + "code was used"
         case (.nonce, .must): return "a token captured from another sign-in can be replayed into this one"
         case (.nonce, .should): return "nothing binds the front-channel token to the sign-in, though nothing reads that token yet"
         case (.codeHash, _): return "a token from another sign-in can be paired with this sign-in's code"
@@ -45,6 +54,13 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
         case (.notifications, .must): return "a forged, stale or replayed notification ends or changes someone's session"
         case (.notifications, .should): return "Apple's revocations and deletions leave sessions open, or are answered as accepted when they were not"
         case (.keyRotation, _): return "sign-in breaks when Apple rotates its signing key"
+        case (.criticalHeader, _): return "a token whose header marks an extension critical is accepted by a relying party that does not know it"
+        case (.responseMode, _): return "Apple's code is taken from a URL, where logs and Referer headers keep it"
+        case (.request, .must): return "Apple's answer (the code, the person's token) crosses the network unencrypted, to an http return URL"
+        case (.request, .should): return "a code stolen on its way can be redeemed without the browser's PKCE verifier"
+        case (.tokenResponse, _): return "sign-in breaks when Apple's token response has token_type in lower case or no expires_in"
+        case (.notificationTypes, .must): return "a notification that revokes nothing (an email change, a type Apple adds) ends the person's session"
+        case (.notificationTypes, .should): return "a notification that revokes nothing is answered as refused, so Apple sends it again"
         }
     }
 }
@@ -53,25 +69,37 @@ extension AuditCase {
     /// The check this case tests.
     public var rootCause: RootCause {
         switch self {
-        case .idTokenSignature, .idTokenForeignKey, .idTokenCarriesItsOwnKey, .idTokenUnknownKid, .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenUnknownKid,
+        case .idTokenSignature, .idTokenForeignKey, .idTokenCarriesItsOwnKey, .idTokenCarriesItsCertificate, .idTokenKidTricks, .idTokenUnknownKid, .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenUnknownKid,
              .nativeSignature, .keysUnreachable:
             return .signature
-        case .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey: return .algorithm
+        case .idTokenAlgNone, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned, .idTokenHS256PublicKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey,
+             .idTokenOtherAlgorithm, .tokenIDTokenOtherAlgorithm, .idTokenHS256KeyForms:
+            return .algorithm
         case .idTokenIssuer, .idTokenMissingIssuer, .tokenIDTokenIssuer, .tokenIDTokenMissingIssuer: return .issuer
-        case .idTokenAudience, .idTokenAudienceArray, .idTokenMissingAudience, .tokenIDTokenAudience, .tokenIDTokenMissingAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam:
+        case .idTokenAudience, .idTokenAudienceArray, .idTokenMissingAudience, .tokenIDTokenAudience, .tokenIDTokenMissingAudience, .tokenIDTokenAudienceArray, .nativeAudience, .nativeOtherTeam,
+             .nativeSameTeamOtherApp:
             return .audience
-        case .idTokenExpired, .idTokenMissingExpiry, .tokenIDTokenExpired, .tokenIDTokenMissingExpiry, .nativeExpired: return .expiry
-        case .idTokenIssuedInFuture, .idTokenMissingIssuedAt, .tokenIDTokenIssuedInFuture, .tokenIDTokenMissingIssuedAt: return .issuedAt
-        case .idTokenMissingSubject, .idTokenSubjectArray, .tokenIDTokenMissingSubject, .tokenIDTokenSubjectArray: return .subject
-        case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce: return .nonce
+        case .idTokenExpired, .idTokenMissingExpiry, .tokenIDTokenExpired, .tokenIDTokenMissingExpiry, .nativeExpired, .idTokenExpiryFarFuture,
+             .tokenIDTokenExpiryFarFuture, .idTokenExpiryAsString, .tokenIDTokenExpiryAsString:
+            return .expiry
+        case .idTokenIssuedInFuture, .idTokenMissingIssuedAt, .tokenIDTokenIssuedInFuture, .tokenIDTokenMissingIssuedAt,
+             .idTokenIssuedLongAgo, .tokenIDTokenIssuedLongAgo:
+            return .issuedAt
+        case .idTokenMissingSubject, .idTokenSubjectArray, .idTokenSubjectDuplicate, .tokenIDTokenMissingSubject, .tokenIDTokenSubjectArray: return .subject
+        case .idTokenNonceNotSent, .idTokenNonce, .idTokenNonceMissing, .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .nativeNonce, .requestNonceFresh: return .nonce
         case .idTokenCodeHash: return .codeHash
         case .idTokenSubjectMismatch, .tokenIDTokenSubjectMismatch: return .samePerson
         case .idTokenUnvalidated: return .frontChannel
-        case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession: return .state
+        case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .requestState, .requestStateFresh: return .state
+        case .callbackResponseModeMismatch: return .responseMode
+        case .requestRedirectURI, .requestPKCE: return .request
+        case .idTokenUnknownCritical, .tokenIDTokenUnknownCritical: return .criticalHeader
+        case .notificationsEmailDisabled, .notificationsEmailEnabled, .notificationsUnknownType: return .notificationTypes
+        case .tokenShape: return .tokenResponse
         case .callbackReplay: return .codeReplay
         case .callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow: return .errorHandling
         case .callbackUserEmailMismatch, .callbackUserEmailOnly: return .userJSON
-        case .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .callbackStringBooleans: return .claims
+        case .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .callbackStringBooleans, .callbackRelayNewDomain: return .claims
         case .cookiesSlowPerson: return .cookies
         case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
              .notificationsConsentRevoked, .notificationsAccountDelete:

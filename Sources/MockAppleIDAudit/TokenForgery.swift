@@ -42,23 +42,3 @@ struct TokenForgery: Sendable {
     /// HS256 whose HMAC key is Apple's public key.
     func hs256WithPublicKey(_ claims: JSONValue) -> String { ForgedJWS.hs256WithPublicKey(payload: claims, key: appleKey) }
 }
-
-extension JSONValue {
-    /// These claims with `exp` an hour ago and `iat` a lifetime before it.
-    var expiredAnHourAgo: JSONValue {
-        let issuedAt = self["iat"]?.int64Value ?? 0
-        let expires = self["exp"]?.int64Value ?? 0
-        let newExpiry = issuedAt - 3600
-        return setting("exp", .int(newExpiry)).setting("iat", .int(newExpiry - (expires - issuedAt)))
-    }
-
-    /// This object with `key` set to `value` (nil: removed).
-    func setting(_ key: String, _ value: JSONValue?) -> JSONValue {
-        guard case var .object(members) = self else { return self }
-        guard let value else {
-            members.removeAll { $0.0 == key }
-            return .object(members)
-        }
-        return merged(with: .object([(key, value)]))
-    }
-}

@@ -225,7 +225,8 @@ enum AuditCaseList {
             case .acceptOrRefuse: must = "may accept or refuse"
             case .ignore: must = "must ignore it"
             case .act: must = "should act on it"
-            case .ask: must = "must ask"
+            case .ask: must = rule.missIsWarning ? "should ask" : "must ask"
+            case .acknowledge: must = "must acknowledge it"
             }
             lines.append("| `\(auditCase.id)` | \(rule.appleSide) | \(must): \(rule.rpMust) | \(rule.reference) |")
         }

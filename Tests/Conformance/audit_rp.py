@@ -2,8 +2,10 @@
 
 Correct by default; `--broken CHECK` leaves out exactly one check (or, as `front_channel`, never reads the
 identity token that comes with the code; as `signup`, asks a person whose `sub` is new and whose email is taken to
-sign up rather than comparing the two tokens' people), `--cookie` chooses how the state cookie
-is marked, `--flow code` asks for the code alone (no identity token on the front channel), and
+sign up rather than comparing the two tokens' people; as `nonce_reuse`, sends one nonce for every sign-in; as
+`response_mode`, also takes Apple's answer by GET; as `notification_types`, acts on any notification; as `token_age`,
+bounds neither a token's age nor its lifetime), `--cookie` chooses how the state cookie
+is marked (the start sends a PKCE S256 challenge, but for Sign in with Apple JS), `--flow code` asks for the code alone (no identity token on the front channel), and
 `--misbehave` makes it answer badly; `--start post` begins sign-in as Auth.js does (its start page is a form whose
 button posts a CSRF token that must match a cookie, and only that POST leads to Apple), `--start popup` is a
 single-page app on the served Sign in with Apple JS in popup mode, which posts Apple's answer to its backend as JSON
@@ -39,7 +41,10 @@ CLIENT_ID = "com.example.web"
 ISSUER = "https://appleid.apple.com"
 BUNDLE_ID = "com.example.app"
 BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "user_email_fallback",
-                 "front_channel", "signup", "native_decode", "unsigned_notifications"]
+                 "front_channel", "signup", "native_decode", "unsigned_notifications", "nonce_reuse", "response_mode", "notification_types",
+                 "token_age"]
+# The longest an identity token may have lived, and the longest lifetime it may claim: Apple's live a day at most.
+MAX_TOKEN_AGE = 2 * 86400
 
 
 class Refused(Exception):
@@ -67,23 +72,30 @@ class RelyingParty:
         self.used_states: set[str] = set()
         self.accounts: dict[str, str | None] = {}  # sub: email, for `signup`
         self.notified: set[str] = set()
+        self.reused_nonce = secrets.token_urlsafe(16)
         self.lock = threading.Lock()
 
-    # The sign-in's start: state and nonce in a cookie, then Apple's authorize endpoint.
-    def start(self) -> tuple[str, list[str]]:
-        state, nonce = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+    # The sign-in's start: state, nonce and PKCE verifier in a cookie, then Apple's authorize endpoint (Sign in with Apple
+    # JS, `pkce` False, sends no code_challenge).
+    def start(self, pkce: bool = True) -> tuple[str, list[str]]:
+        state, verifier = secrets.token_urlsafe(16), secrets.token_urlsafe(32) if pkce else ""
+        nonce = self.reused_nonce if self.broken == "nonce_reuse" else secrets.token_urlsafe(16)
         query = {"client_id": CLIENT_ID, "redirect_uri": self.callback, "response_mode": "form_post", "scope": "name email",
                  "response_type": "code id_token" if self.flow == "hybrid" else "code", "state": state, "nonce": nonce}
+        if pkce:
+            challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+            query.update(code_challenge=challenge, code_challenge_method="S256")
         by_scheme = "; SameSite=None; Secure" if self.callback.startswith("https:") else ""
         marks = {"none": "; SameSite=None; Secure", "lax": "; SameSite=Lax", "unset": "", "by-scheme": by_scheme}[self.cookie]
-        cookie = f"rp_auth={state}.{nonce}; Path=/; HttpOnly{marks}"
+        cookie = f"rp_auth={state}.{nonce}.{verifier}; Path=/; HttpOnly{marks}"
         return f"{self.apple}/auth/authorize?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote), [cookie]
 
     # Apple's form_post: checks everything, then opens a session.
     def finish(self, form: dict, cookies: dict) -> str:
         if "error" in form:
             raise Refused(f"Apple says {form['error']}")
-        state, _, nonce = cookies.get("rp_auth", "").partition(".")
+        state, _, rest = cookies.get("rp_auth", "").partition(".")
+        nonce, _, verifier = rest.partition(".")
         if self.broken != "state" and (not state or form.get("state") != state):
             raise Refused("state does not match")
         if self.broken not in ("state", "replay"):
@@ -100,7 +112,7 @@ class RelyingParty:
         if self.broken == "replay" and code in self.redeemed:
             claims = self.redeemed[code]  # a code seen before is not exchanged again
         else:
-            claims = self.verify(self.exchange(code), nonce)
+            claims = self.verify(self.exchange(code, verifier), nonce)
             self.redeemed[code] = claims
         if front is not None and front["sub"] != claims["sub"] and self.broken != "signup":
             raise Refused("the two identity tokens name different people")
@@ -151,7 +163,7 @@ class RelyingParty:
             self.notified.add(claims["jti"])
         events = claims.get("events")
         event = json.loads(events) if isinstance(events, str) else events or {}
-        if event.get("type") in ("consent-revoked", "account-delete", "account-deleted"):
+        if event.get("type") in ("consent-revoked", "account-delete", "account-deleted") or self.broken == "notification_types":
             with self.lock:
                 for session in [key for key, value in self.sessions.items() if value["sub"] == event.get("sub")]:
                     del self.sessions[session]
@@ -177,6 +189,10 @@ class RelyingParty:
                 claims = jwt.decode(token, key, algorithms=["RS256"], audience=CLIENT_ID, issuer=ISSUER, leeway=60, options=options)
         except (jwt.PyJWTError, ValueError) as error:
             raise Refused(f"identity token refused: {error}") from error
+        issued, expires = claims.get("iat"), claims.get("exp")
+        if self.broken != "token_age" and isinstance(issued, (int, float)) and (time.time() - issued > MAX_TOKEN_AGE
+                                                 or isinstance(expires, (int, float)) and expires - issued > MAX_TOKEN_AGE):
+            raise Refused("identity token refused: issued too long ago, or living too long")
         if self.broken != "nonce" and claims.get("nonce") != nonce:
             raise Refused("nonce does not match")
         return claims
@@ -198,12 +214,12 @@ class RelyingParty:
         options = {"verify_signature": False, "verify_exp": True, "verify_iat": True, "verify_aud": True, "verify_iss": True, "strict_aud": True}
         return jwt.decode(token, options=options, audience=CLIENT_ID, issuer=ISSUER, leeway=60)
 
-    def exchange(self, code: str) -> str:
+    def exchange(self, code: str, verifier: str = "") -> str:
         now = int(time.time())
         secret = jwt.encode({"iss": TEAM_ID, "iat": now, "exp": now + 600, "aud": ISSUER, "sub": CLIENT_ID}, self.private_key,
                             algorithm="ES256", headers={"kid": KEY_ID})
         form = {"client_id": CLIENT_ID, "client_secret": secret, "grant_type": "authorization_code", "code": code,
-                "redirect_uri": self.callback}
+                "redirect_uri": self.callback, **({"code_verifier": verifier} if verifier else {})}
         try:
             answer = requests.post(f"{self.apple}/auth/token", data=form, timeout=30)
         except requests.RequestException as error:
@@ -282,7 +298,7 @@ def make_handler(rp: RelyingParty, misbehave: str | None, start: str = "link"):
                                  '<button id="sign-in" type="submit">Sign in with Apple</button></form>',
                             [("Set-Cookie", f"rp_csrf={token}; Path=/; HttpOnly; SameSite=Lax")])
             elif path == "/login" and start == "popup":
-                location, cookies = rp.start()
+                location, cookies = rp.start(pkce=False)
                 query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
                 settings = {"clientId": query["client_id"], "redirectURI": query["redirect_uri"], "scope": query["scope"],
                             "state": query["state"], "nonce": query["nonce"], "usePopup": True}
@@ -293,6 +309,8 @@ def make_handler(rp: RelyingParty, misbehave: str | None, start: str = "link"):
                 if misbehave == "foreign-return-url":
                     location = location.replace(urllib.parse.quote(rp.callback, safe=""), urllib.parse.quote(FOREIGN_RETURN_URL, safe=""))
                 self.answer(302, "", [("Location", location)] + [("Set-Cookie", cookie) for cookie in cookies])
+            elif path == "/callback" and rp.broken == "response_mode":
+                self.do_POST(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query)))
             elif path == "/signup":
                 self.answer(200, "<form method=post><p>An account uses this email. Choose a username to sign up:</p>"
                                  "<input name=username></form>")
@@ -341,7 +359,7 @@ def make_handler(rp: RelyingParty, misbehave: str | None, start: str = "link"):
             else:
                 self.answer(302, "", [("Location", "http://elsewhere.invalid/login")])
 
-        def do_POST(self):
+        def do_POST(self, form: dict | None = None):
             path = urllib.parse.urlsplit(self.path).path
             if path in ("/native", "/notifications"):
                 return self.post_json(path)
@@ -357,7 +375,7 @@ def make_handler(rp: RelyingParty, misbehave: str | None, start: str = "link"):
                 return self.answer(404, "<p>not found</p>")
             if misbehave == "callback-error":
                 return self.answer(500, "<p>Traceback: something broke</p>")
-            form = self.form()
+            form = self.form() if form is None else form
             clear = ("Set-Cookie", "rp_auth=; Path=/; Max-Age=0")
             try:
                 session = rp.finish(form, self.cookies())

@@ -18,8 +18,9 @@ from test_audit import SAMPLES, audit, free_port, listed_cases, on_a_free_port, 
 from test_browser import browser, require_browser  # noqa: F401 (a fixture)
 
 NO_SIGNATURE_CHECK = SAMPLES["no-signature-check"][1]
-# In popup mode Apple's answer reaches the page once, by postMessage: a replayed delivery has no page waiting for it.
-POPUP = {"callback.replay": "SKIP"}
+# In popup mode Apple's answer reaches the page once, by postMessage: a replayed delivery has no page waiting for it, and no
+# other response mode applies; Sign in with Apple JS sends no PKCE challenge.
+POPUP = {"callback.replay": "SKIP", "callback.response_mode_mismatch": "SKIP", "request.pkce": "WARN"}
 
 # The cases of a sample audited in part (the rest are the correct sample's).
 PARTIAL = {"link-unmarked-state-cookie": ["callback.state_other_session", "callback.replay", "cookies.slow_person"]}

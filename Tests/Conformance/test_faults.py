@@ -45,6 +45,11 @@ PYJWT_REACTIONS = {
     "id-token-no-audience": (jwt.MissingRequiredClaimError, {"verify_aud": False, "require": ["iss", "exp", "iat", "sub"]}),
     "id-token-no-expiry": (jwt.MissingRequiredClaimError, {"require": ["iss", "aud", "iat", "sub"]}),
     "id-token-no-issued-at": (jwt.MissingRequiredClaimError, {"require": ["iss", "aud", "exp", "sub"]}),
+    # PyJWT refuses a critical header extension it does not support, and an algorithm it was not given.
+    "id-token-unknown-critical-header": (jwt.InvalidTokenError, None),
+    "id-token-other-algorithm": (jwt.InvalidAlgorithmError, None),
+    # PyJWT takes a string exp as the number it spells, which has passed.
+    "id-token-expiry-as-string": (jwt.ExpiredSignatureError, {"verify_exp": False}),
 }
 
 
@@ -80,6 +85,18 @@ BadSignatureError = jose_errors("BadSignatureError")
 
 
 # --- identity-token faults -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_identity_tokens_issued_long_ago_or_expiring_never_verify_with_pyjwt_as_apple_signed_them(base_url, source):
+    """PyJWT has no largest age or lifetime: a week-old iat and an exp of 1e20 pass its checks, so only a relying party's
+    own bound refuses them."""
+    mint, audience = SOURCES[source]
+    queue_fault(base_url, "id-token-issued-long-ago")
+    stale = verify(base_url, mint(base_url), audience=audience)
+    assert time.time() - stale["iat"] > 6 * 86400 and stale["exp"] > time.time()
+    queue_fault(base_url, "id-token-expiry-far-future")
+    assert verify(base_url, mint(base_url), audience=audience)["exp"] == 1e20
+
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("fault", sorted(PYJWT_REACTIONS))
@@ -345,3 +362,15 @@ def test_keys_delay_times_out_pyjwkclient_then_a_retry_works(base_url):
     assert late.status_code == 200 and late.json()["keys"]
     # The delays are spent: the same client now fetches within its timeout and verifies.
     assert verify(base_url, token, client=client)["nonce"] == NONCE
+
+
+def test_token_response_shape_is_lower_case_bearer_without_expires_in_and_authlib_takes_it(base_url):
+    queue_fault(base_url, "token-response-shape")
+    session = OAuth2Session(WEB_CLIENT, client_secret(base_url), redirect_uri=REDIRECT_URI,
+                            token_endpoint_auth_method="client_secret_post")
+    token = session.fetch_token(f"{base_url}/auth/token", code=sign_in(base_url, authorize_url(base_url), "jane")["code"])
+    assert token["token_type"] == "bearer" and "expires_in" not in token
+    assert verify_with_pyjwt(base_url, token["id_token"])
+    assert queued_faults(base_url) == []
+    usual = exchange(base_url, sign_in(base_url, authorize_url(base_url), "jane")["code"]).json()
+    assert usual["token_type"] == "Bearer" and usual["expires_in"] > 0

@@ -13,7 +13,7 @@ struct AuditPiecesTests {
         #expect(chosen.cases == [.callbackReplay, .keysRotation, .keysUnreachable])
         #expect(chosen.unmatched == ["nothing.here"])
         #expect(Set(AuditCase.allCases.map(\.id)).count == AuditCase.allCases.count)
-        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 25)
+        #expect(AuditCase.selected(by: ["id_token.*"]).cases.count == 34)
         #expect(AuditCase.selected(by: ["id_token.*"]).cases.allSatisfy { $0.dependsOnFrontChannelUse })
         #expect(AuditCase.allCases.suffix(2) == [.keysRotation, .keysUnreachable])
     }

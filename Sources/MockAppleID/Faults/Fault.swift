@@ -13,6 +13,9 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case tokenDelay(seconds: Double)
         /// `/auth/token` answers Apple's error (`invalid_grant` or `invalid_client`) whatever the request.
         case tokenError(AppleErrorCode)
+        /// `/auth/token` answers as usual but in another shape an OAuth client must take: `token_type` `bearer` in lower
+        /// case, and no `expires_in`.
+        case tokenResponseShape
         /// `/auth/keys` answers this 5xx status.
         case keysUnavailable(status: Int)
         /// `/auth/keys` answers only after this many (real) seconds.
@@ -61,6 +64,16 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case algNone
         /// HS256, keyed with the public key's PEM text.
         case hs256PublicKey
+        /// `iat` a week ago, `exp` still ahead: a token kept far longer than Apple's lifetime.
+        case issuedLongAgo
+        /// `exp` is 1e20: a lifetime no integer type of most parsers holds.
+        case expiryFarFuture
+        /// `exp` is a string (of a time an hour ago): an expired token whose `exp` is not a number.
+        case expiryAsString
+        /// Signed by the published key, with a `crit` header naming an extension no one understands.
+        case unknownCriticalHeader
+        /// Signed by the published key under another algorithm of its kind (RS512 for an RSA key), though its JWK says RS256.
+        case otherAlgorithm
         /// Not broken: `email_verified` and `is_private_email` are the strings `"true"` and `"false"`, as Apple has
         /// sent them, whatever the scenario's `settings.booleans` says.
         case stringBooleans
@@ -93,7 +106,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
 
     public var target: Target {
         switch kind {
-        case .tokenServerError, .tokenDelay, .tokenError: return .token
+        case .tokenServerError, .tokenDelay, .tokenError, .tokenResponseShape: return .token
         case .keysUnavailable, .keysDelay: return .keys
         case .idToken: return .idToken
         }
@@ -103,7 +116,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
     public var isTransport: Bool {
         switch kind {
         case .tokenServerError, .tokenDelay, .keysUnavailable, .keysDelay: return true
-        case .tokenError, .idToken: return false
+        case .tokenError, .tokenResponseShape, .idToken: return false
         }
     }
 
@@ -113,6 +126,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case let .tokenServerError(status): what = "/auth/token answers \(status)"
         case let .tokenDelay(seconds): what = "/auth/token answers after \(seconds) s"
         case let .tokenError(code): what = "/auth/token answers \(code.rawValue)"
+        case .tokenResponseShape: what = "/auth/token answers with token_type bearer and no expires_in"
         case let .keysUnavailable(status): what = "/auth/keys answers \(status)"
         case let .keysDelay(seconds): what = "/auth/keys answers after \(seconds) s"
         case let .idToken(fault): what = "next identity token: \(fault.rawValue)"

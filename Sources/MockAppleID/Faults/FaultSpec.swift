@@ -11,6 +11,7 @@ extension Fault {
     /// The spellings of every kind but ``Fault/Kind/idToken(_:)``, whose spellings are ``IdentityTokenFault/specName``.
     private enum KindName: String, CaseIterable {
         case tokenServerError = "token-server-error", tokenDelay = "token-delay", tokenError = "token-error"
+        case tokenResponseShape = "token-response-shape"
         case keysUnavailable = "keys-unavailable", keysDelay = "keys-delay"
     }
 
@@ -58,6 +59,7 @@ extension Fault {
                 throw FaultSpecError("token-error needs \"error\": \"invalid_grant\" or \"invalid_client\"")
             }
             return .tokenError(code)
+        case .tokenResponseShape: return .tokenResponseShape
         case .keysUnavailable: return .keysUnavailable(status: try status(spec))
         case .keysDelay: return .keysDelay(seconds: try seconds(spec))
         case nil:
@@ -100,7 +102,8 @@ extension Fault.IdentityTokenFault {
         case .noExpiry: return "exp"
         case .noIssuedAt: return "iat"
         case .expired, .notYetValid, .wrongIssuer, .wrongAudience, .unknownKid, .badSignature, .noNonce, .wrongNonce, .audienceArray,
-             .otherSubject, .subjectArray, .foreignKey, .algNone, .hs256PublicKey, .stringBooleans:
+             .otherSubject, .subjectArray, .foreignKey, .algNone, .hs256PublicKey, .stringBooleans, .issuedLongAgo, .expiryFarFuture,
+             .expiryAsString, .unknownCriticalHeader, .otherAlgorithm:
             return nil
         }
     }
@@ -128,6 +131,11 @@ extension Fault.IdentityTokenFault {
         case .algNone: return "id-token-alg-none"
         case .hs256PublicKey: return "id-token-hs256-public-key"
         case .stringBooleans: return "id-token-string-booleans"
+        case .issuedLongAgo: return "id-token-issued-long-ago"
+        case .expiryFarFuture: return "id-token-expiry-far-future"
+        case .expiryAsString: return "id-token-expiry-as-string"
+        case .unknownCriticalHeader: return "id-token-unknown-critical-header"
+        case .otherAlgorithm: return "id-token-other-algorithm"
         }
     }
 }

@@ -16,8 +16,13 @@ public enum ForgedJWS {
     /// `payload` as HS256 whose HMAC key is `key`'s public key as a careless verifier would take it: the text of
     /// its PEM file (SubjectPublicKeyInfo, ending in a newline, as OpenSSL writes it).
     public static func hs256WithPublicKey(payload: JSONValue, key: SigningKey) -> String {
-        let input = segment(.object([("kid", .string(key.kid)), ("alg", .string("HS256"))])) + "." + segment(payload)
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data((key.publicKeyPEM + "\n").utf8)))
+        hs256(payload: payload, kid: key.kid, secret: Data((key.publicKeyPEM + "\n").utf8))
+    }
+
+    /// `payload` as HS256 under `kid`, whose HMAC key is `secret`.
+    public static func hs256(payload: JSONValue, kid: String, secret: Data) -> String {
+        let input = segment(.object([("kid", .string(kid)), ("alg", .string("HS256"))])) + "." + segment(payload)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: secret))
         return input + "." + Base64URL.encode(Data(mac))
     }
 
@@ -45,8 +50,27 @@ public enum ForgedJWS {
         return try signed(header: .object([("kid", .string(key.kid)), ("alg", .string(algorithm))]), payload: payload, by: unpublishedKey(like: key))
     }
 
+    /// The extension ``withUnknownCriticalHeader(payload:key:)`` marks critical.
+    public static let unknownCriticalExtension = "urn:mock-appleid:audit-extension"
+
+    /// `payload` signed by `key` (a genuine signature) with a header whose `crit` names an extension no verifier
+    /// understands, which RFC 7515 section 4.1.11 has it refuse.
+    public static func withUnknownCriticalHeader(payload: JSONValue, key: SigningKey) throws -> String {
+        let header = JSONValue.object([("kid", .string(key.kid)), ("alg", .string(key.algorithm.rawValue)),
+                                       ("crit", .array([.string(unknownCriticalExtension)])), (unknownCriticalExtension, .bool(true))])
+        return try signed(header: header, payload: payload, by: key)
+    }
+
+    /// `payload` signed by `key` under another algorithm of its kind: RS512 for an RSA key, ES384 (a SHA-384 digest signed
+    /// with the P-256 key) for an EC one, though the key's JWK says RS256 or ES256.
+    public static func underOtherAlgorithm(payload: JSONValue, key: SigningKey) throws -> String {
+        let (algorithm, sign) = key.otherAlgorithm
+        let input = segment(.object([("kid", .string(key.kid)), ("alg", .string(algorithm))])) + "." + segment(payload)
+        return input + "." + Base64URL.encode(try sign(Data(input.utf8)))
+    }
+
     /// `header` and `payload`, signed by `key` whatever the header says.
-    private static func signed(header: JSONValue, payload: JSONValue, by key: SigningKey) throws -> String {
+    public static func signed(header: JSONValue, payload: JSONValue, by key: SigningKey) throws -> String {
         let input = segment(header) + "." + segment(payload)
         return input + "." + Base64URL.encode(try key.sign(Data(input.utf8)))
     }

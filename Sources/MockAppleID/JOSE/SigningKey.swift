@@ -72,6 +72,15 @@ public struct SigningKey: Sendable, Codable {
         }
     }
 
+    /// Another algorithm of this key's kind than its own, and how to sign under it: RS512 for an RSA key, ES384 for a
+    /// P-256 one (forged tokens only).
+    var otherAlgorithm: (name: String, sign: (Data) throws -> Data) {
+        switch backing {
+        case let .rsa(key, _): return ("RS512", { try key.signature(for: SHA512.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation })
+        case let .ec(key): return ("ES384", { try key.signature(for: SHA384.hash(data: $0)).rawRepresentation })
+        }
+    }
+
     /// The library this key's RS256 signatures come from now; `nil` for an ES256 key. A key whose libcrypto
     /// copy is not made yet (one that has not signed, or is still being copied) signs with swift-crypto:
     /// ``settled()`` waits for the copy.

@@ -23,8 +23,9 @@ public struct IdentityTokenClaims: Sendable {
     }
 
     /// The claims for `identity` issued at `now` by `grant`; `fault` breaks them on purpose (expired, not yet valid,
-    /// wrong `iss`, `aud`, `nonce` or `sub`, `sub` as an array, no `nonce`, `sub`, `iss`, `aud`, `exp` or `iat`;
-    /// `alg: none` drops `at_hash`; the other signature faults leave them alone), or gives Apple's string booleans.
+    /// wrong `iss`, `aud`, `nonce` or `sub`, `sub` as an array, no `nonce`, `sub`, `iss`, `aud`, `exp` or `iat`, a week-old `iat`,
+    /// an `exp` of 1e20 or as a string (``reshaping(_:as:)``); `alg: none` drops `at_hash`; the other signature faults leave them
+    /// alone), or gives Apple's string booleans.
     public func claims(for identity: SignedInIdentity, grant: Grant, now: Date, fault: Fault.IdentityTokenFault? = nil) -> JSONValue {
         let lifetime = TimeRange.wholeSeconds(options.idTokenLifetime)
         var issuedAt = seconds(now)
@@ -74,7 +75,25 @@ public struct IdentityTokenClaims: Sendable {
         if let status = identity.realUserStatus { claims.append(("real_user_status", .int(Int64(status.rawValue)))) }
         if let orgID = identity.orgID { claims.append(("org_id", .string(orgID))) }
         if let transfer = identity.transferSubject { claims.append(("transfer_sub", .string(transfer))) }
-        return .object(claims)
+        return fault.map { Self.reshaping(.object(claims), as: $0) } ?? .object(claims)
+    }
+
+    /// How long before now ``Fault/IdentityTokenFault/issuedLongAgo`` puts `iat`: a week.
+    public static let longAgo: Int64 = 7 * 86_400
+    /// The `exp` of ``Fault/IdentityTokenFault/expiryFarFuture``.
+    public static let farFutureExpiry = 1e20
+
+    /// `claims`, issued now, with `iat` or `exp` reshaped as `fault` says (a week-old `iat`, an `exp` of 1e20, or an
+    /// expired `exp` as a string); the claims of any other fault unchanged.
+    public static func reshaping(_ claims: JSONValue, as fault: Fault.IdentityTokenFault) -> JSONValue {
+        switch fault {
+        case .issuedLongAgo: return claims.setting("iat", claims["iat"]?.int64Value.map { .int($0 - longAgo) })
+        case .expiryFarFuture: return claims.setting("exp", .double(farFutureExpiry))
+        case .expiryAsString:
+            let expired = claims.expiredAnHourAgo
+            return expired.setting("exp", expired["exp"]?.int64Value.map { .string(String($0)) })
+        default: return claims
+        }
     }
 
     /// The `iss` of a token broken with ``Fault/IdentityTokenFault/wrongIssuer``.

@@ -67,6 +67,9 @@ extension AppleIDProvider {
         }.get()
     }
 
+    /// The domain new relay addresses are given out at now.
+    public var newRelayAddressDomain: RelayOptions.AddressDomain { world.read { $0.relayDomains.new } }
+
     /// Gives new relay addresses out at `domain` from now on, as Apple moved them in 2026; addresses given
     /// out keep theirs. This server's setting, not kept in a store: a reset or a restart goes back to the
     /// scenario's `relay.addressDomain`.

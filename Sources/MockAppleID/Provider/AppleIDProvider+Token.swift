@@ -11,6 +11,7 @@ extension AppleIDProvider {
     public func token(_ form: FormParameters, origin: RequestOrigin = .swift) throws(AppleError) -> JSONValue {
         try answering(.token, origin: origin, clientID: form.first("client_id")) { (now, events) throws(AppleError) in
             let client = try authenticate(form, now: now)
+            var reshaped = false
             if world.hasQueuedFaults {
                 let fault = world.commit(at: now) { state, events in
                     state.takeFault(.token, clientID: client.id, transport: false, events: &events)
@@ -18,18 +19,21 @@ extension AppleIDProvider {
                 if let fault, case let .tokenError(code) = fault.kind {
                     throw AppleError(code, reason: "fault #\(fault.id) answers \(code.rawValue) whatever the request")
                 }
+                reshaped = fault?.kind == .tokenResponseShape
             }
             guard let grantType = try nonEmpty(form, "grant_type") else {
                 throw AppleError(.invalidRequest, reason: "grant_type is missing")
             }
+            let answer: JSONValue
             switch grantType {
-            case "authorization_code": return try exchangeCode(form, client: client, now: now, events: &events)
-            case "refresh_token": return try refresh(form, client: client, now: now, events: &events)
-            case "client_credentials": return try teamAccessToken(form, client: client, now: now, events: &events)
+            case "authorization_code": answer = try exchangeCode(form, client: client, now: now, events: &events)
+            case "refresh_token": answer = try refresh(form, client: client, now: now, events: &events)
+            case "client_credentials": answer = try teamAccessToken(form, client: client, now: now, events: &events)
             default:
                 throw AppleError(.unsupportedGrantType,
                                  reason: "grant_type \"\(grantType)\" is not supported (authorization_code, refresh_token, client_credentials)")
             }
+            return reshaped ? answer.setting("token_type", .string("bearer")).setting("expires_in", nil) : answer
         }
     }
 

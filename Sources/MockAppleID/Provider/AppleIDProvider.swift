@@ -69,6 +69,8 @@ public final class AppleIDProvider: Sendable {
             case .foreignKey: return try ForgedJWS.signedByUnpublishedKey(payload: claims, posingAs: key)
             case .algNone: return ForgedJWS.unsigned(payload: claims, kid: key.kid)
             case .hs256PublicKey: return ForgedJWS.hs256WithPublicKey(payload: claims, key: key)
+            case .unknownCriticalHeader: return try ForgedJWS.withUnknownCriticalHeader(payload: claims, key: key)
+            case .otherAlgorithm: return try ForgedJWS.underOtherAlgorithm(payload: claims, key: key)
             default:
                 return try JWS.sign(payload: claims, with: key, headerKID: fault == .unknownKid ? Self.unknownKID : nil,
                                     corruptSignature: fault == .badSignature)

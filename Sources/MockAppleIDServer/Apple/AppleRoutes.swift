@@ -42,7 +42,7 @@ struct AppleRoutes: Sendable {
         case let .tokenServerError(status), let .keysUnavailable(status):
             provider.noteRequest(clientID: clientID)
             throw TransportFault(status: status, reason: "fault applied: \(fault)")
-        case .tokenError, .idToken:
+        case .tokenError, .tokenResponseShape, .idToken:
             return
         }
     }
