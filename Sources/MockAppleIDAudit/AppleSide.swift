@@ -88,12 +88,16 @@ public struct AppleSide: Sendable {
     /// is deleted again by ``restore()``.
     func freshPersona(withEmail: Bool) throws(AuditFailure) -> Persona {
         let suffix = Hex.encode((0..<6).map { _ in UInt8.random(in: .min ... .max) })
-        let persona = Persona(id: Self.freshPersonaID, firstName: Self.freshPersonaName.first, lastName: Self.freshPersonaName.last,
-                              email: withEmail ? "\(Self.freshEmailPrefix)\(suffix)@example.net" : nil)
+        return try freshPersona(email: withEmail ? "\(Self.freshEmailPrefix)\(suffix)@example.net" : nil)
+    }
+
+    /// ``freshPersonaID`` made anew with `email` (nil: none).
+    func freshPersona(email: String?) throws(AuditFailure) -> Persona {
+        let persona = Persona(id: Self.freshPersonaID, firstName: Self.freshPersonaName.first, lastName: Self.freshPersonaName.last, email: email)
         if let existing = provider.persona(persona.id) {
             // A scenario's own persona of that id is not the audit's to delete.
             guard (existing.firstName, existing.lastName) == Self.freshPersonaName,
-                  existing.email.map({ $0.hasPrefix(Self.freshEmailPrefix) }) ?? true else {
+                  existing.email.map({ $0.hasPrefix(Self.freshEmailPrefix) || !$0.unicodeScalars.allSatisfy(\.isASCII) }) ?? true else {
                 throw AuditFailure("the scenario has a persona \(persona.id) of its own, which the audit does not change")
             }
             if !provider.isDeleted(personaID: persona.id) {

@@ -86,6 +86,7 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case callbackRelayEmail = "callback.relay_email"
     case callbackStringBooleans = "callback.string_booleans"
     case callbackRelayNewDomain = "callback.relay_new_domain"
+    case callbackEmailLookalike = "callback.email_lookalike"
     case callbackResponseModeMismatch = "callback.response_mode_mismatch"
     // The browser between Apple and the relying party.
     case cookiesSlowPerson = "cookies.slow_person"
@@ -112,6 +113,7 @@ public enum AuditCase: String, CaseIterable, Sendable, Codable {
     case notificationsEmailDisabled = "notifications.email_disabled"
     case notificationsEmailEnabled = "notifications.email_enabled"
     case notificationsUnknownType = "notifications.unknown_type"
+    case notificationsRetried = "notifications.retried"
     // The signing keys: rotated while the relying party holds a cached copy, then again while /auth/keys is down.
     case keysRotation = "keys.rotation"
     case keysUnreachable = "keys.unreachable"

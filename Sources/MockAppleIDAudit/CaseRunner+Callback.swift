@@ -20,6 +20,7 @@ extension CaseRunner {
         case .callbackRelayEmail: return try await playRelayEmail()
         case .callbackRelayNewDomain: return try await playRelayNewDomain()
         case .callbackResponseModeMismatch: return try await playResponseModeMismatch()
+        case .callbackEmailLookalike: return try await playEmailLookalike()
         default: break
         }
         var attempt = try await firstSignIn()
@@ -180,5 +181,48 @@ extension CaseRunner {
         let observation = await session.observe(delivery.fields.pairs, of: byQuery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))
         return .played(Played(observation: observation))
+    }
+
+    /// The audit's person signs in; then a person the relying party has never seen, whose email differs from theirs only by
+    /// a look-alike letter. A relying party that matches accounts by a folded email lets the second into the first's account.
+    private func playEmailLookalike() async throws(AuditFailure) -> Outcome {
+        guard learned.shows != .nothing else {
+            return .skipped("the signed-in page shows neither sub nor email, so whose account a person entered cannot be told")
+        }
+        guard let known = sharedEmail(), let lookalike = Self.lookalike(of: known) else {
+            return .skipped("the audit's persona has no email with a letter that has a look-alike")
+        }
+        var first = try await firstSignIn()
+        guard try await signIn(&first) else { return .skipped("the audit's person did not sign in") }
+        var attempt = try await session.begin()
+        guard attempt.asksForEmail else { return .skipped("the relying party asks for no email scope, so Apple sends no email") }
+        let person = try apple.freshPersona(email: lookalike)
+        let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
+        // The known person's account shows their sub, or their email (which the look-alike does not contain).
+        let knownMark = learned.shows == .subject ? apple.subject(persona: persona, clientID: attempt.clientID) : known
+        let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
+                                                needles: needles(persona: person.id, emails: [lookalike], clientID: attempt.clientID))
+        var played = Played(observation: observation, forbiddenEmail: knownMark, expectedEmail: lookalike,
+                            evidence: ["\(known) signed in first; then a person the relying party has never seen (persona \(person.id)) with \(lookalike)"])
+        played.forbiddenSeen = "signed the new person in to the account of the person whose email theirs only looks like"
+        played.pageShowsEmails = true
+        return .played(played)
+    }
+
+    /// `email` with one letter of its local part replaced by a look-alike: first one whose Unicode case mapping gives the
+    /// ASCII letter back (ſ folds to s, ı upper-cases to I, the Kelvin sign lower-cases to k), which a relying party that
+    /// compares emails case-insensitively takes for the same; else a Cyrillic twin. Nil when no letter has one.
+    static func lookalike(of email: String) -> String? {
+        let caseTwins: [Character: Character] = ["s": "\u{017F}", "i": "\u{0131}", "k": "\u{212A}"]
+        let cyrillicTwins: [Character: Character] = ["a": "\u{0430}", "e": "\u{0435}", "o": "\u{043E}", "p": "\u{0440}", "c": "\u{0441}", "x": "\u{0445}"]
+        guard let at = email.lastIndex(of: "@") else { return nil }
+        for twins in [caseTwins, cyrillicTwins] {
+            if let index = email[..<at].firstIndex(where: { twins[$0] != nil }), let replacement = twins[email[index]] {
+                var changed = email
+                changed.replaceSubrange(index...index, with: String(replacement))
+                return changed
+            }
+        }
+        return nil
     }
 }

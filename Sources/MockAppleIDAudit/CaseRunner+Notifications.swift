@@ -25,6 +25,16 @@ extension CaseRunner {
         do { jwt = try notification(auditCase, claims, clientID: attempt.clientID) } catch {
             throw AuditFailure("could not sign the notification: \(error)")
         }
+        if auditCase == .notificationsRetried {
+            // Apple timed out on the first answer and sends the same notification again at once.
+            let first = await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)
+            if first.signedIn.signedIn {
+                return .skipped("the relying party kept the session after a genuine consent-revoked, so a repeat shows nothing")
+            }
+            let answered = first.callback.finalStatus.map(String.init) ?? "nothing"
+            return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles),
+                                  evidence: ["the first posting ended the session (it answered \(answered))"]))
+        }
         guard auditCase == .notificationsReplay else {
             return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)))
         }
@@ -40,7 +50,7 @@ extension CaseRunner {
     }
 
     /// An honest sign-in in `attempt`'s browser; whether it ended signed in.
-    private func signIn(_ attempt: inout AuditSession.Attempt) async throws(AuditFailure) -> Bool {
+    func signIn(_ attempt: inout AuditSession.Attempt) async throws(AuditFailure) -> Bool {
         let delivery = try session.answer(attempt, as: .approve(persona: persona, emailChoice: .share))
         let observation = await session.observe(delivery.fields.pairs, of: delivery, attempt: &attempt,
                                                 needles: needles(emails: [sharedEmail()], clientID: attempt.clientID))

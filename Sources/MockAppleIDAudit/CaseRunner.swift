@@ -31,6 +31,8 @@ struct CaseRunner: Sendable {
         /// on the page, the case cannot be told unless `pageShowsEmails`).
         var forbiddenEmail: String?
         var expectedEmail: String?
+        /// What was seen when the page shows `forbiddenEmail` (by default: the user JSON's email was taken).
+        var forbiddenSeen: String?
         var pageShowsEmails = false
         /// The `sub` (or email) the signed-in page shows when the relying party took the broken token's person,
         /// and the one it shows when it took the token endpoint's: a case judged by which one it took.
@@ -73,7 +75,7 @@ struct CaseRunner: Sendable {
         case .tokenShape: return try await playTokenFault(.tokenResponseShape)
         case .callbackStateMissing, .callbackStateWrong, .callbackStateOtherSession, .callbackReplay, .callbackCancel,
              .callbackUserEmailMismatch, .callbackUserEmailOnly, .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .cookiesSlowPerson,
-             .callbackRelayNewDomain, .callbackResponseModeMismatch:
+             .callbackRelayNewDomain, .callbackResponseModeMismatch, .callbackEmailLookalike:
             return try await playCallback(auditCase)
         case .keysRotation, .keysUnreachable:
             return try await playKeys(auditCase)
@@ -81,7 +83,7 @@ struct CaseRunner: Sendable {
             return try await playNative(auditCase)
         case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
              .notificationsConsentRevoked, .notificationsAccountDelete, .notificationsEmailDisabled, .notificationsEmailEnabled,
-             .notificationsUnknownType:
+             .notificationsUnknownType, .notificationsRetried:
             return try await playNotification(auditCase)
         case .idTokenSignature, .idTokenForeignKey, .idTokenAlgNone, .idTokenHS256PublicKey, .idTokenAlgNoneMixedCase, .idTokenAlgNoneSigned,
              .idTokenCarriesItsOwnKey, .idTokenCarriesItsCertificate, .idTokenHS256KeyForms, .idTokenKidTricks, .idTokenUnknownKid, .idTokenIssuer,

@@ -88,8 +88,8 @@ struct Judge {
         case .accept:
             if let forbidden = played.forbiddenEmail, body.contains(forbidden) {
                 verdict = .fail
-                seen = played.expectedEmail == nil ? "signed the person in with the user JSON's email, though the token has none"
-                    : "signed the person in with the user JSON's email, not the token's"
+                seen = played.forbiddenSeen ?? (played.expectedEmail == nil ? "signed the person in with the user JSON's email, though the token has none"
+                    : "signed the person in with the user JSON's email, not the token's")
             } else if signedIn, played.forbiddenEmail != nil, !played.pageShowsEmails, !(played.expectedEmail.map(body.contains) ?? false) {
                 verdict = .skip
                 seen = "signed the person in, but its signed-in page shows no email, so which one it took cannot be told"

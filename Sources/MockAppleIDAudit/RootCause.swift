@@ -18,6 +18,7 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
     case request
     case notificationTypes = "notification_types"
     case tokenResponse = "token_response"
+    case emailMatching = "email_matching"
 
     /// What a miss lets happen, in one line: for a must (a FAIL) and for a should (a WARN).
     func impact(_ severity: Severity) -> String {
@@ -58,6 +59,7 @@ public enum RootCause: String, Sendable, Codable, CaseIterable {
         case (.responseMode, _): return "Apple's code is taken from a URL, where logs and Referer headers keep it"
         case (.request, .must): return "Apple's answer (the code, the person's token) crosses the network unencrypted, to an http return URL"
         case (.request, .should): return "a code stolen on its way can be redeemed without the browser's PKCE verifier"
+        case (.emailMatching, _): return "a person whose email only looks like another's enters that other person's account"
         case (.tokenResponse, _): return "sign-in breaks when Apple's token response has token_type in lower case or no expires_in"
         case (.notificationTypes, .must): return "a notification that revokes nothing (an email change, a type Apple adds) ends the person's session"
         case (.notificationTypes, .should): return "a notification that revokes nothing is answered as refused, so Apple sends it again"
@@ -96,13 +98,14 @@ extension AuditCase {
         case .idTokenUnknownCritical, .tokenIDTokenUnknownCritical: return .criticalHeader
         case .notificationsEmailDisabled, .notificationsEmailEnabled, .notificationsUnknownType: return .notificationTypes
         case .tokenShape: return .tokenResponse
+        case .callbackEmailLookalike: return .emailMatching
         case .callbackReplay: return .codeReplay
         case .callbackCancel, .tokenInvalidGrant, .tokenServerError, .tokenSlow: return .errorHandling
         case .callbackUserEmailMismatch, .callbackUserEmailOnly: return .userJSON
         case .callbackUserOnReturn, .callbackNoEmail, .callbackRelayEmail, .callbackStringBooleans, .callbackRelayNewDomain: return .claims
         case .cookiesSlowPerson: return .cookies
         case .notificationsForged, .notificationsAudience, .notificationsIssuer, .notificationsExpired, .notificationsReplay,
-             .notificationsConsentRevoked, .notificationsAccountDelete:
+             .notificationsConsentRevoked, .notificationsAccountDelete, .notificationsRetried:
             return .notifications
         case .keysRotation: return .keyRotation
         }

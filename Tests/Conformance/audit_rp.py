@@ -4,7 +4,8 @@ Correct by default; `--broken CHECK` leaves out exactly one check (or, as `front
 identity token that comes with the code; as `signup`, asks a person whose `sub` is new and whose email is taken to
 sign up rather than comparing the two tokens' people; as `nonce_reuse`, sends one nonce for every sign-in; as
 `response_mode`, also takes Apple's answer by GET; as `notification_types`, acts on any notification; as `token_age`,
-bounds neither a token's age nor its lifetime), `--cookie` chooses how the state cookie
+bounds neither a token's age nor its lifetime; as `email_match`, signs a person in to the account whose email matches theirs
+case-insensitively), `--cookie` chooses how the state cookie
 is marked (the start sends a PKCE S256 challenge, but for Sign in with Apple JS), `--flow code` asks for the code alone (no identity token on the front channel), and
 `--misbehave` makes it answer badly; `--start post` begins sign-in as Auth.js does (its start page is a form whose
 button posts a CSRF token that must match a cookie, and only that POST leads to Apple), `--start popup` is a
@@ -42,7 +43,7 @@ ISSUER = "https://appleid.apple.com"
 BUNDLE_ID = "com.example.app"
 BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "user_email_fallback",
                  "front_channel", "signup", "native_decode", "unsigned_notifications", "nonce_reuse", "response_mode", "notification_types",
-                 "token_age"]
+                 "token_age", "email_match"]
 # The longest an identity token may have lived, and the longest lifetime it may claim: Apple's live a day at most.
 MAX_TOKEN_AGE = 2 * 86400
 
@@ -122,6 +123,11 @@ class RelyingParty:
             email = user["email"]
         if self.broken == "user_email_fallback" and not email:
             email = user.get("email")
+        if self.broken == "email_match":  # an account whose email matches case-insensitively (casefold) is this person's
+            with self.lock:
+                known = [sub for sub, seen in self.accounts.items() if email and seen and seen.casefold() == email.casefold()]
+                claims = {**claims, "sub": known[0]} if known else claims
+                self.accounts.setdefault(claims["sub"], email)
         if self.broken == "signup":
             with self.lock:
                 if claims["sub"] not in self.accounts and email is not None and email in self.accounts.values():

@@ -13,8 +13,9 @@ import time
 
 import pytest
 
+from audit_samples import SAMPLES
 from server_process import binary
-from test_audit import SAMPLES, audit, free_port, listed_cases, on_a_free_port, read_reports, relying_party, report_files
+from test_audit import audit, free_port, listed_cases, on_a_free_port, read_reports, relying_party, report_files
 from test_browser import browser, require_browser  # noqa: F401 (a fixture)
 
 NO_SIGNATURE_CHECK = SAMPLES["no-signature-check"][1]

@@ -126,3 +126,15 @@ struct KeyConfusionTests {
         #expect(certificate.count > 500)
     }
 }
+
+@Suite("The audit's look-alike emails")
+struct LookalikeEmailTests {
+    @Test("one letter of the local part is replaced: by a case-mapping twin first, else a Cyrillic one, and nothing else")
+    func lookalike() {
+        #expect(CaseRunner.lookalike(of: "jane.appleseed@example.com") == "jane.apple\u{017F}eed@example.com")
+        #expect(CaseRunner.lookalike(of: "jane.appleseed@example.com")?.uppercased() == "JANE.APPLESEED@EXAMPLE.COM")
+        #expect(CaseRunner.lookalike(of: "xyz@example.com") == "\u{0445}yz@example.com")
+        #expect(CaseRunner.lookalike(of: "bdfg@example.com") == nil)
+        #expect(CaseRunner.lookalike(of: "no-at-sign") == nil)
+    }
+}

@@ -16,7 +16,7 @@ KEYS = HERE.parents[1] / "Keys"
 
 # How the relying party uses the front-channel id_token at all, judged once each.
 FRONT_CHANNEL_USE = ["id_token.unvalidated", "id_token.nonce_not_sent"]
-# The same list as Tests/Conformance/test_audit.py's (which checks it against `audit --list-cases`); a copy that
+# The same list as Tests/Conformance/audit_samples.py's (which test_audit.py checks against `audit --list-cases`); a copy that
 # misses a case fails this directory's tables, which then expect a PASS where the audit SKIPs.
 FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_none", "id_token.hs256_public_key",
                  "id_token.alg_none_case", "id_token.alg_none_signed", "id_token.jwk_header", "id_token.x5c_header",
@@ -30,7 +30,7 @@ FRONT_CHANNEL = ["id_token.signature", "id_token.foreign_key", "id_token.alg_non
 BACKENDS = ["native.signature", "native.aud", "native.expired", "native.nonce", "native.other_team", "native.aud_same_team_other_app",
             "notifications.forged", "notifications.aud", "notifications.iss", "notifications.expired", "notifications.replay",
             "notifications.consent_revoked", "notifications.account_delete", "notifications.email_disabled", "notifications.email_enabled",
-            "notifications.unknown_type"]
+            "notifications.unknown_type", "notifications.retried"]
 
 # authlib asks for response_type=code, so the front-channel cases do not apply, and the sample has no iOS
 # backend or notification endpoint. authlib verifies the token endpoint's identity token fully and fetches the
