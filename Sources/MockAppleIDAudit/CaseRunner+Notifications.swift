@@ -25,16 +25,7 @@ extension CaseRunner {
         do { jwt = try notification(auditCase, claims, clientID: attempt.clientID) } catch {
             throw AuditFailure("could not sign the notification: \(error)")
         }
-        if auditCase == .notificationsRetried {
-            // Apple timed out on the first answer and sends the same notification again at once.
-            let first = await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)
-            if first.signedIn.signedIn {
-                return .skipped("the relying party kept the session after a genuine consent-revoked, so a repeat shows nothing")
-            }
-            let answered = first.callback.finalStatus.map(String.init) ?? "nothing"
-            return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles),
-                                  evidence: ["the first posting ended the session (it answered \(answered))"]))
-        }
+        if auditCase == .notificationsRetried { return await playRetried(jwt, to: url, jar: &attempt.jar, needles: needles) }
         guard auditCase == .notificationsReplay else {
             return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &attempt.jar, needles: needles)))
         }
@@ -47,6 +38,16 @@ extension CaseRunner {
         guard try await signIn(&again) else { return .skipped("the sign-in after the notification did not succeed") }
         return .played(Played(observation: await session.postNotification(jwt, to: url, jar: &again.jar, needles: needles),
                               evidence: ["the first posting ended the session"]))
+    }
+
+    /// A genuine notification posted twice at once, as Apple retries one whose answer timed out.
+    private func playRetried(_ jwt: String, to url: URL, jar: inout BrowserCookieJar, needles: [String]) async -> Outcome {
+        let first = await session.postNotification(jwt, to: url, jar: &jar, needles: needles)
+        let ended = !first.signedIn.signedIn
+        let answered = first.callback.summary
+        guard ended else { return .skipped("the relying party kept the session after a genuine consent-revoked, so a repeat shows nothing") }
+        let second = await session.postNotification(jwt, to: url, jar: &jar, needles: needles)
+        return .played(Played(observation: second, evidence: ["the first posting ended the session (\(answered))"]))
     }
 
     /// An honest sign-in in `attempt`'s browser; whether it ended signed in.

@@ -5,7 +5,7 @@ identity token that comes with the code; as `signup`, asks a person whose `sub` 
 sign up rather than comparing the two tokens' people; as `nonce_reuse`, sends one nonce for every sign-in; as
 `response_mode`, also takes Apple's answer by GET; as `notification_types`, acts on any notification; as `token_age`,
 bounds neither a token's age nor its lifetime; as `email_match`, signs a person in to the account whose email matches theirs
-case-insensitively), `--cookie` chooses how the state cookie
+case-insensitively; as `token_shape`, wants `token_type` `Bearer` and an `expires_in` from the token endpoint), `--cookie` chooses how the state cookie
 is marked (the start sends a PKCE S256 challenge, but for Sign in with Apple JS), `--flow code` asks for the code alone (no identity token on the front channel), and
 `--misbehave` makes it answer badly; `--start post` begins sign-in as Auth.js does (its start page is a form whose
 button posts a CSRF token that must match a cookie, and only that POST leads to Apple), `--start popup` is a
@@ -43,7 +43,7 @@ ISSUER = "https://appleid.apple.com"
 BUNDLE_ID = "com.example.app"
 BROKEN_CHECKS = ["signature", "algorithm", "aud", "nonce", "state", "exp", "replay", "user_email", "user_email_fallback",
                  "front_channel", "signup", "native_decode", "unsigned_notifications", "nonce_reuse", "response_mode", "notification_types",
-                 "token_age", "email_match"]
+                 "token_age", "email_match", "token_shape"]
 # The longest an identity token may have lived, and the longest lifetime it may claim: Apple's live a day at most.
 MAX_TOKEN_AGE = 2 * 86400
 
@@ -232,6 +232,8 @@ class RelyingParty:
             raise Refused(f"the token endpoint failed: {error}") from error
         if answer.status_code != 200:
             raise Refused(f"the token endpoint answered {answer.status_code}")
+        if self.broken == "token_shape" and (answer.json().get("token_type") != "Bearer" or "expires_in" not in answer.json()):
+            raise Refused("the token endpoint's answer is not shaped as expected")
         try:
             return answer.json()["id_token"]
         except (ValueError, KeyError) as error:

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from audit_samples import FRONT_CHANNEL, FRONT_CHANNEL_USE, NATIVE, NOTIFICATIONS, SAMPLES, WITHOUT_BACKENDS
+from audit_samples import FRONT_CHANNEL, FRONT_CHANNEL_USE, LIBRARIES, NATIVE, SAMPLES, WITHOUT_BACKENDS
 from server_process import ROOT, binary, serving
 from test_browser import browser  # noqa: F401 (a fixture)
 
@@ -246,27 +246,6 @@ def test_a_backend_whose_app_hashes_the_nonce_is_audited_with_native_nonce_sha25
     assert raw.returncode == 2 and "the iOS backend refused an honest identity token" in raw.stderr, raw.stderr
 
 
-def documented_verdicts() -> dict:
-    """docs/audit.md's tables of sample relying parties and real libraries: each row's verdicts other than PASS."""
-    tables = {}
-    for line in (ROOT / "docs" / "audit.md").read_text().splitlines():
-        if line.startswith("| `") and line.count("|") == 4:
-            listed = {}
-            for part in line.split("|")[3].split(";"):
-                verdict, _, ids = part.strip().partition(":")
-                listed.update({case: verdict for case in ids.split("`")[1::2]})
-            tables[line.split("`")[1]] = listed
-    return tables
-
-
-def test_docs_audit_lists_each_samples_verdicts():
-    """docs/audit.md's table of sample relying parties, and its row for social-core, say what this suite asserts."""
-    documented = documented_verdicts()
-    for name, (_, not_passing) in SAMPLES.items():
-        assert documented[name] == not_passing, name
-    assert documented[SOCIAL_CORE] == SOCIAL_CORE_NOT_PASSING
-
-
 def test_the_cases_include_every_documented_id():
     cases = listed_cases()
     assert len(cases) == len(set(cases))
@@ -378,23 +357,12 @@ def test_a_taken_port_is_reported():
     assert f"could not start the mock server on 127.0.0.1:{port}" in result.stderr
 
 
-# social-core's AppleIdAuth asks for response_type=code and sends no nonce, and the site has no iOS backend or
-# notification endpoint: those cases do not apply. It verifies the token endpoint's identity token with PyJWT,
-# which takes an aud array that contains the client.
-SOCIAL_CORE_NOT_PASSING = {
-    **{case: "SKIP" for case in FRONT_CHANNEL_USE + FRONT_CHANNEL + NATIVE + NOTIFICATIONS},
-    **{case: "SKIP" for case in ("token_id_token.nonce", "token_id_token.nonce_missing", "token_id_token.sub_mismatch", "request.nonce_fresh")},
-    "token_id_token.aud_array": "FAIL", "token_id_token.missing_exp": "FAIL", "token_id_token.missing_iat": "WARN",
-    "token_id_token.iat_stale": "WARN", "token_id_token.exp_huge": "WARN", "request.pkce": "WARN",
-}
-
-
 def test_social_core_hosted_with_a_cross_site_session_cookie(audits):
     result, _, port = audits[SOCIAL_CORE]
     assert result.returncode == 1, result.stderr
     assert port_is_free(port)
     verdicts = {case["id"]: case["verdict"] for case in json.loads(result.stdout)["cases"] if case["verdict"] != "PASS"}
-    assert verdicts == SOCIAL_CORE_NOT_PASSING
+    assert verdicts == LIBRARIES[SOCIAL_CORE][1]
 
 
 def test_social_core_hosted_with_djangos_default_lax_session_cookie_never_gets_its_state_back():

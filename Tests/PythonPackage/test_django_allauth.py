@@ -5,7 +5,8 @@ real socket, the same site is audited through a running server (`MockAppleIDClie
 import pytest
 
 import mock_appleid as package
-from test_audit_authlib import BACKENDS, FRONT_CHANNEL, documented_verdicts, served
+from test_audit_authlib import served
+from audit_samples import ALLAUTH_NOT_PASSING  # (on the path test_audit_authlib adds)
 
 pytestmark = pytest.mark.mock_appleid(scenario="scenarios/sample-rps.yaml")
 
@@ -81,23 +82,6 @@ def test_allauth_refuses_when_the_user_cancels(apple_hosts, browser):
     assert [entry["endpoint"] for entry in apple_hosts.journal() if entry["endpoint"] == "/auth/token"] == []
 
 
-# allauth asks for response_type=code id_token without a nonce and never reads the id_token that comes with the code:
-# it signs in from the token endpoint's, which it verifies. That is one root cause, judged once (id_token.unvalidated,
-# and id_token.nonce_not_sent, both WARNs); the front-channel cases that break that token cannot harm it. Before, the
-# 14 front-channel cases FAILed (id_token.iat_future WARNed) as if forged tokens had been accepted. It verifies that token
-# with PyJWT's decode given an issuer and an audience but no `require`: PyJWT checks exp and iat only where the token has
-# them, so a token without exp (token_id_token.missing_exp) or iat (missing_iat, a should) signs in.
-ALLAUTH_NOT_PASSING = {"id_token.unvalidated": "WARN", "id_token.nonce_not_sent": "WARN", **{case: "SKIP" for case in FRONT_CHANNEL},
-                       "token_id_token.sub_mismatch": "SKIP", "token_id_token.aud_array": "FAIL", "token_id_token.missing_exp": "FAIL",
-                       "token_id_token.missing_iat": "WARN",
-                       "token_id_token.nonce": "SKIP", "token_id_token.nonce_missing": "SKIP", **{case: "SKIP" for case in BACKENDS},
-                       # Its state is 16 letters and digits (about 95 bits); it sends no nonce and, for Apple, no PKCE. It takes
-                       # the algorithm from the token's header (jwtkit's fetch_key): an RS512 token signed with Apple's key passes.
-                       # PyJWT bounds neither a token's age nor its lifetime.
-                       "request.state": "WARN", "request.nonce_fresh": "SKIP", "request.pkce": "WARN",
-                       "token_id_token.alg_other_rsa": "WARN", "token_id_token.iat_stale": "WARN", "token_id_token.exp_huge": "WARN"}
-
-
 @pytest.fixture
 def served_site(django_site):
     """The Django site on localhost and a free port, with a scenario that lists its callback."""
@@ -118,4 +102,3 @@ def test_the_audit_of_django_allauth(served_site):
     assert not_passing == ALLAUTH_NOT_PASSING, [(case.id, case.verdict, case.seen, case.evidence) for case in report.cases
                                                 if case.verdict != "PASS"]
     assert any("client_id=com.example.web" in line for line in report.learned), report.learned
-    assert documented_verdicts("django-allauth") == ALLAUTH_NOT_PASSING
