@@ -146,12 +146,13 @@ extension AuditCase {
         case .callbackRelayNewDomain: return accept("a person it has never seen hides their email: the id_token has a relay address at "
                                                     + "private.icloud.com, where Apple gives new ones out since 2026",
                                                     "sign the person in as it does with a privaterelay.appleid.com address", Self.userJSON)
-        case .callbackEmailLookalike: return accept("after the audit's person signs in, a person it has never seen signs in with an email that differs "
-                                                    + "from theirs only by a look-alike letter (ſ for s, ı for i, the Kelvin sign for k, whose case mapping gives the "
+        case .callbackEmailLookalike: return Rule(appleSide: "after the audit's person signs in, a person it has never seen signs in with an email that differs "
+                                                    + "from theirs only by a look-alike letter (the Kelvin sign for k, ſ for s, ı for i, whose case mapping gives the "
                                                     + "ASCII letter back; else a Cyrillic twin)",
-                                                    "sign the new person in to an account of their own (by sub), never the look-alike's",
-                                                    "OpenID Connect Core 1.0 section 5.7 (only iss and sub identify a person); Unicode Technical Standard 39 "
-                                                    + "(confusables)")
+                                                    expectation: .acceptOrRefuse, rpMust: "never let the new person into the other's account "
+                                                    + "(an account of their own, by sub, or a refusal, is fine)", missIsWarning: false,
+                                                    reference: "OpenID Connect Core 1.0 section 5.7 (only iss and sub identify a person); Unicode "
+                                                    + "Technical Standard 39 (confusables)")
         case .callbackResponseModeMismatch: return refuse("the honest answer arrives as a GET with a query, though the relying party asked for "
                                                           + "response_mode=form_post", "take Apple's answer only as it asked for it (a code in a URL "
                                                           + "reaches logs and Referer headers; its state check still binds it to the browser, so a "
@@ -187,7 +188,7 @@ extension AuditCase {
         case .notificationsEmailEnabled: return acknowledge("a genuine email-enabled notification (the person allows mail to the relay address again)")
         case .notificationsUnknownType: return acknowledge("a genuine notification of a type Apple has not sent yet")
         case .notificationsRetried: return Rule(appleSide: "a genuine consent-revoked notification delivered twice, as Apple retries one whose answer "
-                                                + "timed out", expectation: .act, rpMust: "act on it once, and answer 2xx to the repeat too",
+                                                + "timed out", expectation: .act, rpMust: "answer the repeat 2xx too (the session it ended stays ended)",
                                                 missIsWarning: true, reference: Self.notificationRule)
         case .notificationsForged: return ignore("a consent-revoked notification signed by a key /auth/keys does not publish",
                                                  "verify the signature", Self.notificationRule)

@@ -189,14 +189,16 @@ extension CaseRunner {
         guard learned.shows != .nothing else {
             return .skipped("the signed-in page shows neither sub nor email, so whose account a person entered cannot be told")
         }
-        guard let known = sharedEmail(), let lookalike = Self.lookalike(of: known) else {
+        // A page that shows emails may show them lower-cased, and the Kelvin sign lower-cases to k.
+        guard let known = sharedEmail(), let lookalike = Self.lookalike(of: known, lowerCasedShows: learned.shows == .email) else {
             return .skipped("the audit's persona has no email with a letter that has a look-alike")
         }
         var first = try await firstSignIn()
         guard try await signIn(&first) else { return .skipped("the audit's person did not sign in") }
         var attempt = try await session.begin()
         guard attempt.asksForEmail else { return .skipped("the relying party asks for no email scope, so Apple sends no email") }
-        let person = try apple.freshPersona(email: lookalike)
+        let person: Persona
+        do { person = try apple.freshPersona(email: lookalike) } catch { return .skipped("no person the relying party has never seen: \(error)") }
         let delivery = try session.answer(attempt, as: .approve(persona: person.id, emailChoice: .share))
         // The known person's account shows their sub, or their email (which the look-alike does not contain).
         let knownMark = learned.shows == .subject ? apple.subject(persona: persona, clientID: attempt.clientID) : known
@@ -210,16 +212,19 @@ extension CaseRunner {
     }
 
     /// `email` with one letter of its local part replaced by a look-alike: first one whose Unicode case mapping gives the
-    /// ASCII letter back (ſ folds to s, ı upper-cases to I, the Kelvin sign lower-cases to k), which a relying party that
+    /// ASCII letter back (the Kelvin sign lower-cases to k, ſ folds to s, ı upper-cases to I), which a relying party that
     /// compares emails case-insensitively takes for the same; else a Cyrillic twin. Nil when no letter has one.
-    static func lookalike(of email: String) -> String? {
-        let caseTwins: [Character: Character] = ["s": "\u{017F}", "i": "\u{0131}", "k": "\u{212A}"]
-        let cyrillicTwins: [Character: Character] = ["a": "\u{0430}", "e": "\u{0435}", "o": "\u{043E}", "p": "\u{0440}", "c": "\u{0441}", "x": "\u{0445}"]
+    /// With `lowerCasedShows`, the Kelvin sign is not used (a page that lower-cases the email it shows would show the known one).
+    static func lookalike(of email: String, lowerCasedShows: Bool = false) -> String? {
+        // In order of preference: the Kelvin sign (lower() folds it), ſ (casefold and upper), ı (upper), then Cyrillic twins.
+        let twins: [(Character, Character)] = (lowerCasedShows ? [] : [("k", "\u{212A}")])
+            + [("s", "\u{017F}"), ("i", "\u{0131}"), ("a", "\u{0430}"), ("e", "\u{0435}"), ("o", "\u{043E}"), ("p", "\u{0440}"), ("c", "\u{0441}"),
+               ("x", "\u{0445}")]
         guard let at = email.lastIndex(of: "@") else { return nil }
-        for twins in [caseTwins, cyrillicTwins] {
-            if let index = email[..<at].firstIndex(where: { twins[$0] != nil }), let replacement = twins[email[index]] {
+        for (letter, twin) in twins {
+            if let index = email[..<at].firstIndex(of: letter) {
                 var changed = email
-                changed.replaceSubrange(index...index, with: String(replacement))
+                changed.replaceSubrange(index...index, with: String(twin))
                 return changed
             }
         }

@@ -20,8 +20,8 @@ extension CaseRunner {
             guard case let .played(played) = outcome else { return judged.isEmpty ? outcome : .played(Self.worst(judged, of: forms)) }
             let verdict = Judge(learned: learned).judge(auditCase, outcome).verdict
             judged.append((played, verdict, label ?? ""))
-            if verdict == .fail { break }
             forms = count
+            if verdict == .fail { break }
             form += 1
         }
         return .played(Self.worst(judged, of: forms))

@@ -94,7 +94,7 @@ enum RequestRules {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
         let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        if octets.count == 4, octets.allSatisfy({ UInt8($0) != nil }) { return octets[0] == "127" }
+        if octets.count == 4, octets.allSatisfy({ UInt8($0).map(String.init) == String($0) }) { return octets[0] == "127" }
         var address = in6_addr()
         guard inet_pton(AF_INET6, name, &address) == 1 else { return false }
         let bytes = withUnsafeBytes(of: &address) { Array($0) }

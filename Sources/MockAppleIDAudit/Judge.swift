@@ -142,7 +142,10 @@ struct Judge {
                 seen = "ended the session and answered \(answered)"
             }
         case .acceptOrRefuse:
-            if signedIn {
+            if let forbidden = played.forbiddenEmail, body.contains(forbidden) {
+                verdict = .fail
+                seen = played.forbiddenSeen ?? "signed the person in as someone else"
+            } else if signedIn {
                 verdict = .pass
                 seen = "signed the person in when the answer came"
             } else if let unfinished {

@@ -232,9 +232,9 @@ class RelyingParty:
             raise Refused(f"the token endpoint failed: {error}") from error
         if answer.status_code != 200:
             raise Refused(f"the token endpoint answered {answer.status_code}")
-        if self.broken == "token_shape" and (answer.json().get("token_type") != "Bearer" or "expires_in" not in answer.json()):
-            raise Refused("the token endpoint's answer is not shaped as expected")
         try:
+            if self.broken == "token_shape" and (answer.json().get("token_type") != "Bearer" or "expires_in" not in answer.json()):
+                raise Refused("the token endpoint's answer is not shaped as expected")
             return answer.json()["id_token"]
         except (ValueError, KeyError) as error:
             raise Refused("the token endpoint's answer has no id_token") from error

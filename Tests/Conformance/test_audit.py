@@ -249,8 +249,8 @@ def test_a_backend_whose_app_hashes_the_nonce_is_audited_with_native_nonce_sha25
 def test_the_cases_include_every_documented_id():
     cases = listed_cases()
     assert len(cases) == len(set(cases))
-    # Every case judged through the front-channel id_token, the lists the tables are built from (a copy in
-    # Tests/PythonPackage/test_audit_authlib.py).
+    # Every case judged through the front-channel id_token, the lists the tables are built from (from
+    # audit_samples.py, which Tests/PythonPackage reads too).
     assert FRONT_CHANNEL == [case for case in cases if case.startswith("id_token.") and case not in FRONT_CHANNEL_USE]
     for case in ("callback.state_other_session", "callback.replay", "callback.cancel", "cookies.slow_person", "token.slow",
                  "keys.rotation", "keys.unreachable", "token_id_token.aud"):

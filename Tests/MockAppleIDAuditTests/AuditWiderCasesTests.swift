@@ -34,6 +34,7 @@ struct AuditWiderCasesTests {
         #expect(verdict(RequestRules.redirectURI("HTTP://127.0.0.1/callback")) == .pass)
         #expect(verdict(RequestRules.redirectURI("http://[0:0:0:0:0:0:0:1]:8000/callback")) == .pass)
         #expect(verdict(RequestRules.redirectURI("http://127.attacker.example/callback")) == .fail)
+        #expect(verdict(RequestRules.redirectURI("http://0127.0.0.1/callback")) == .fail)
         #expect(verdict(RequestRules.redirectURI("com.example.app:/callback")) == .fail)
         #expect(verdict(RequestRules.redirectURI(nil)) == .fail)
         #expect(verdict(RequestRules.pkce(challenge: nil, method: nil)) == .warn)
@@ -134,6 +135,8 @@ struct LookalikeEmailTests {
         #expect(CaseRunner.lookalike(of: "jane.appleseed@example.com") == "jane.apple\u{017F}eed@example.com")
         #expect(CaseRunner.lookalike(of: "jane.appleseed@example.com")?.uppercased() == "JANE.APPLESEED@EXAMPLE.COM")
         #expect(CaseRunner.lookalike(of: "xyz@example.com") == "\u{0445}yz@example.com")
+        #expect(CaseRunner.lookalike(of: "kate.smith@example.com") == "\u{212A}ate.smith@example.com")
+        #expect(CaseRunner.lookalike(of: "kate.smith@example.com", lowerCasedShows: true) == "kate.\u{017F}mith@example.com")
         #expect(CaseRunner.lookalike(of: "bdfg@example.com") == nil)
         #expect(CaseRunner.lookalike(of: "no-at-sign") == nil)
     }
