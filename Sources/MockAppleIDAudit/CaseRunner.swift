@@ -92,7 +92,7 @@ struct CaseRunner: Sendable {
              .idTokenMissingIssuedAt, .idTokenSubjectArray, .idTokenSubjectDuplicate, .idTokenIssuedLongAgo, .idTokenExpiryFarFuture,
              .idTokenExpiryAsString, .idTokenUnknownCritical, .idTokenOtherAlgorithm:
             return try await playFrontChannel(auditCase)
-        // Played above, by the fault each names.
+        // Each breaks the token endpoint's identity token with the fault it names (tokenEndpointFault, never nil here).
         case .tokenIDTokenSignature, .tokenIDTokenForeignKey, .tokenIDTokenAlgNone, .tokenIDTokenHS256PublicKey, .tokenIDTokenUnknownKid,
              .tokenIDTokenIssuer, .tokenIDTokenAudience, .tokenIDTokenAudienceArray, .tokenIDTokenExpired, .tokenIDTokenIssuedInFuture,
              .tokenIDTokenNonce, .tokenIDTokenNonceMissing, .tokenIDTokenSubjectMismatch, .tokenIDTokenMissingSubject, .tokenIDTokenMissingIssuer,
